@@ -1,0 +1,93 @@
+//! The command line: one file per subcommand, sharing the helpers here.
+
+use std::io::{self, Write};
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+
+use crate::game::{Game, Position, RuleSet};
+
+mod perft;
+mod replay;
+mod show;
+
+/// oware-zero: a self-play reinforcement-learning trainer for the board game Oware.
+#[derive(Parser, Debug)]
+#[command(name = "oware", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count move sequences of each length (the rules engine's self-check and speed test).
+    Perft(perft::Args),
+    /// Show a board diagram, the legal moves, and the result if the game is over.
+    Show(show::Args),
+    /// Replay games from stdin (one per line: optional `FEN;` then moves) as JSON lines.
+    Replay(replay::Args),
+}
+
+/// Runs the command line and returns the process exit code. Errors are printed as one
+/// clear message on stderr, never as a panic.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = e.exit_code();
+            let _ = e.print();
+            return code;
+        }
+    };
+    let result = match cli.command {
+        Command::Perft(a) => perft::run(a),
+        Command::Show(a) => show::run(a),
+        Command::Replay(a) => replay::run(a),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return 0;
+            }
+            eprintln!("error: {e:#}");
+            1
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Parses `--rules`.
+pub(crate) fn parse_rules(name: &str) -> Result<RuleSet> {
+    name.parse::<RuleSet>().context("--rules")
+}
+
+/// Builds a game from `--fen` (default: the start) and `--moves`.
+pub(crate) fn game_from(rules: RuleSet, fen: Option<&str>, moves: Option<&str>) -> Result<Game> {
+    let start = match fen {
+        Some(f) => f.parse::<Position>().context("--fen")?,
+        None => Position::start(),
+    };
+    let mut game = Game::new(rules, start);
+    if let Some(m) = moves
+        && let Err(e) = game.play_text(m)
+    {
+        bail!("--moves: after {} moves: {e}", game.moves().len());
+    }
+    Ok(game)
+}
+
+/// Writes `text` to stdout; a closed pipe ends the program quietly.
+pub(crate) fn out(text: &str) -> Result<()> {
+    let mut o = io::stdout().lock();
+    o.write_all(text.as_bytes())?;
+    o.flush()?;
+    Ok(())
+}

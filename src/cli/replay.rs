@@ -1,0 +1,94 @@
+//! `oware replay`: validates game records, one JSON line per position.
+
+use std::io::{BufRead, BufWriter, Write};
+
+use anyhow::Result;
+use serde_json::{Value, json};
+
+use crate::game::{Game, Outcome, Position, RuleSet, mask_letters};
+
+/// Arguments of `oware replay`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Rule set: abapa, awari, grand-slam-captures, ouril, traditional.
+    #[arg(long, default_value = "abapa")]
+    rules: String,
+}
+
+/// The JSON of a finished game's result.
+pub fn result_json(o: &Outcome) -> Value {
+    let s = o.stores();
+    let num = |x: f32| {
+        if x.fract() == 0.0 {
+            json!(x as i64)
+        } else {
+            json!(x)
+        }
+    };
+    json!({"winner": o.winner_text(), "stores": [num(s[0]), num(s[1])], "reason": o.reason.name()})
+}
+
+fn state_json(i: usize, g: &Game) -> Value {
+    let p = g.position();
+    json!({
+        "game": i,
+        "ply": g.moves().len(),
+        "fen": p.to_string(),
+        "legal": mask_letters(p.side, g.legal_moves()),
+        "over": g.is_over(),
+        "result": g.outcome().as_ref().map(result_json),
+    })
+}
+
+/// Replays one line, writing a JSON line per position (or an error line).
+fn replay_line(i: usize, line: &str, rules: RuleSet, w: &mut impl Write) -> std::io::Result<()> {
+    let (fen, moves) = match line.split_once(';') {
+        Some((f, m)) => (Some(f.trim()), m),
+        None => (None, line),
+    };
+    let start = match fen {
+        Some(f) => match f.parse::<Position>() {
+            Ok(p) => p,
+            Err(e) => {
+                return writeln!(
+                    w,
+                    "{}",
+                    json!({"game": i, "ply": 0, "error": e.to_string()})
+                );
+            }
+        },
+        None => Position::start(),
+    };
+    let mut g = Game::new(rules, start);
+    writeln!(w, "{}", state_json(i, &g))?;
+    for c in moves.chars().filter(|c| !c.is_whitespace() && *c != ',') {
+        if let Err(e) = g.play_letter(c) {
+            let ply = g.moves().len() + 1;
+            return writeln!(
+                w,
+                "{}",
+                json!({"game": i, "ply": ply, "error": e.to_string()})
+            );
+        }
+        writeln!(w, "{}", state_json(i, &g))?;
+    }
+    Ok(())
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let rules = super::parse_rules(&a.rules)?;
+    let stdin = std::io::stdin().lock();
+    let mut w = BufWriter::new(std::io::stdout().lock());
+    let mut i = 0;
+    for line in stdin.lines() {
+        let line = line?;
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        replay_line(i, t, rules, &mut w)?;
+        i += 1;
+    }
+    w.flush()?;
+    Ok(())
+}

@@ -1,0 +1,6 @@
+//! Search: the alpha-beta baseline and the batched MCTS. Sees positions through the
+//! `Evaluator` trait only, never burn.
+
+pub mod evaluator;
+
+pub use evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator, uniform_priors};
