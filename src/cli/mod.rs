@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 use crate::game::{Game, Position, RuleSet};
 
+mod bench;
 mod perft;
 mod replay;
 mod show;
@@ -27,6 +28,9 @@ enum Command {
     Show(show::Args),
     /// Replay games from stdin (one per line: optional `FEN;` then moves) as JSON lines.
     Replay(replay::Args),
+    /// Measure the speed of a hot path.
+    #[command(subcommand)]
+    Bench(bench::Bench),
 }
 
 /// Runs the command line and returns the process exit code. Errors are printed as one
@@ -44,6 +48,7 @@ pub fn main() -> i32 {
         Command::Perft(a) => perft::run(a),
         Command::Show(a) => show::run(a),
         Command::Replay(a) => replay::run(a),
+        Command::Bench(b) => bench::run(b),
     };
     match result {
         Ok(()) => 0,
