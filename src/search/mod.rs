@@ -2,5 +2,6 @@
 //! `Evaluator` trait only, never burn.
 
 pub mod evaluator;
+pub mod mcts;
 
 pub use evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator, uniform_priors};

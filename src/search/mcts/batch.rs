@@ -1,0 +1,472 @@
+//! `BatchSearch`: one search tree per game slot; each `step` runs one simulation in
+//! every slot that is searching and evaluates all their leaves in one batch.
+
+use rand_distr::{Distribution, Gamma};
+
+use super::policy::{
+    considered_visits, gumbel_final_action, gumbel_interior_select, gumbel_root_select,
+    improved_policy, puct_select, visit_policy,
+};
+use super::tree::{Leaf, NodeId, NodeKind, SearchTree};
+use super::{Algorithm, MctsConfig};
+use crate::game::{Game, MoveError, Position, RuleSet};
+use crate::rng::Rng;
+use crate::search::{Evaluation, Evaluator};
+
+/// What one finished search says about its root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// Visits of each root action.
+    pub visits: [u32; 6],
+    /// The policy training target: the visit distribution (PUCT) or the improved policy
+    /// softmax(logits + σ(completed Q)) (Gumbel). 0 on illegal moves.
+    pub policy: [f32; 6],
+    /// The evaluator's prior at the root (before noise).
+    pub prior: [f32; 6],
+    /// Mean value of each root action from the mover's view (`None` if unvisited).
+    pub q: [Option<f32>; 6],
+    /// The root's value estimate, mover's view, [−1, 1].
+    pub value: f32,
+    /// The move the search recommends without temperature: most visits (PUCT, ties by
+    /// Q) or Gumbel's sequential-halving winner.
+    pub best: usize,
+    /// Simulations run in this search (reused visits not counted).
+    pub simulations: u32,
+    /// Legal moves at the root.
+    pub legal: u8,
+}
+
+/// One game being searched.
+#[derive(Clone, Debug)]
+struct Slot {
+    game: Game,
+    tree: SearchTree,
+    path: Vec<(NodeId, u8)>,
+    searching: bool,
+    target: u32,
+    done: u32,
+    gumbel: [f32; 6],
+    noise: bool,
+    noise_pending: bool,
+    table: usize,
+    rng: Rng,
+}
+
+/// Many searches stepped together; the leaves of all of them form one evaluator batch.
+pub struct BatchSearch {
+    cfg: MctsConfig,
+    rules: RuleSet,
+    slots: Vec<Slot>,
+    tables: Vec<(usize, u32, Vec<u32>)>,
+    batch_pos: Vec<Position>,
+    batch_legal: Vec<u8>,
+    batch_at: Vec<(u32, NodeId)>,
+    evals: Vec<Evaluation>,
+    /// Leaves evaluated so far (for speed reports).
+    pub evaluated: u64,
+    /// Simulations run so far.
+    pub simulations: u64,
+}
+
+impl BatchSearch {
+    /// `slots` searches under `rules` and `cfg`, slot `i` drawing its randomness from
+    /// stream `i` of `seed`. Every slot starts at the start position.
+    pub fn new(cfg: MctsConfig, rules: RuleSet, slots: usize, seed: u64) -> BatchSearch {
+        let budget = cfg.simulations.max(cfg.cheap_simulations) as usize;
+        let capacity = 3 * budget + 64;
+        let start = Game::new(rules, Position::start());
+        let slots = (0..slots)
+            .map(|i| {
+                let mut tree = SearchTree::new(capacity);
+                tree.reset(*start.position());
+                tree.prepare_root(rules);
+                Slot {
+                    game: start.clone(),
+                    tree,
+                    path: Vec::with_capacity(64),
+                    searching: false,
+                    target: 0,
+                    done: 0,
+                    gumbel: [0.0; 6],
+                    noise: false,
+                    noise_pending: false,
+                    table: 0,
+                    rng: Rng::stream(seed, i as u64),
+                }
+            })
+            .collect::<Vec<_>>();
+        let n = slots.len();
+        BatchSearch {
+            cfg,
+            rules,
+            slots,
+            tables: Vec::new(),
+            batch_pos: Vec::with_capacity(n),
+            batch_legal: Vec::with_capacity(n),
+            batch_at: Vec::with_capacity(n),
+            evals: vec![Evaluation::default(); n],
+            evaluated: 0,
+            simulations: 0,
+        }
+    }
+
+    /// The search settings.
+    pub fn config(&self) -> &MctsConfig {
+        &self.cfg
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> RuleSet {
+        self.rules
+    }
+
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// True with no slots.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The game of slot `i`.
+    pub fn game(&self, i: usize) -> &Game {
+        &self.slots[i].game
+    }
+
+    /// Slot `i`'s random generator (for openings and move choice in the caller).
+    pub fn rng(&mut self, i: usize) -> &mut Rng {
+        &mut self.slots[i].rng
+    }
+
+    /// Whether slot `i` is still searching.
+    pub fn is_searching(&self, i: usize) -> bool {
+        self.slots[i].searching
+    }
+
+    /// Slot `i`'s tree.
+    pub fn tree(&self, i: usize) -> &SearchTree {
+        &self.slots[i].tree
+    }
+
+    /// Puts a new game in slot `i` (fresh tree).
+    pub fn set_game(&mut self, i: usize, game: Game) {
+        let s = &mut self.slots[i];
+        s.tree.reset(*game.position());
+        s.tree.prepare_root(self.rules);
+        s.game = game;
+        s.searching = false;
+    }
+
+    /// Starts a search of `simulations` at slot `i`'s current position, with root noise
+    /// (Dirichlet for PUCT, Gumbel sampling for Gumbel) if `noise`. Returns false if the
+    /// game is over (nothing to search).
+    pub fn begin(&mut self, i: usize, simulations: u32, noise: bool) -> bool {
+        let cfg = &self.cfg;
+        let s = &mut self.slots[i];
+        if s.game.is_over() {
+            s.searching = false;
+            return false;
+        }
+        let legal = s.game.legal_moves();
+        s.target = simulations.max(1);
+        s.done = 0;
+        s.searching = true;
+        s.noise = noise;
+        s.gumbel = [0.0; 6];
+        if cfg.algorithm == Algorithm::Gumbel {
+            if noise {
+                for g in &mut s.gumbel {
+                    let u = s.rng.unit_f64().max(1e-300);
+                    *g = -(-(u.ln())).ln() as f32;
+                }
+            }
+            let m = (cfg.gumbel_considered as usize)
+                .min(legal.count_ones() as usize)
+                .max(1);
+            s.table = match self.tables.iter().position(|t| t.0 == m && t.1 == s.target) {
+                Some(k) => k,
+                None => {
+                    self.tables
+                        .push((m, s.target, considered_visits(m, s.target as usize)));
+                    self.tables.len() - 1
+                }
+            };
+        }
+        let root = s.tree.root();
+        let node = s.tree.node_mut(root);
+        node.prior = node.raw_prior;
+        s.noise_pending = false;
+        if noise && cfg.algorithm == Algorithm::Puct {
+            if node.kind == NodeKind::Expanded {
+                add_dirichlet(node, cfg, &mut s.rng);
+            } else {
+                s.noise_pending = true;
+            }
+        }
+        true
+    }
+
+    /// Runs one simulation in every searching slot, evaluating all new leaves in one
+    /// call. Returns how many slots are still searching afterwards.
+    pub fn step(&mut self, evaluator: &mut dyn Evaluator) -> usize {
+        self.batch_pos.clear();
+        self.batch_legal.clear();
+        self.batch_at.clear();
+        let cfg = &self.cfg;
+        let rules = self.rules;
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            if !s.searching {
+                continue;
+            }
+            let table = (cfg.algorithm == Algorithm::Gumbel).then(|| &self.tables[s.table].2[..]);
+            match descend(s, cfg, rules, table) {
+                Leaf::NeedsEval(id) => {
+                    let n = s.tree.node(id);
+                    self.batch_pos.push(n.pos);
+                    self.batch_legal.push(n.legal);
+                    self.batch_at.push((i as u32, id));
+                }
+                Leaf::Done => {
+                    if !s.path.is_empty() {
+                        s.done += 1;
+                        self.simulations += 1;
+                    }
+                }
+            }
+        }
+        let n = self.batch_pos.len();
+        if n > 0 {
+            if self.evals.len() < n {
+                self.evals.resize(n, Evaluation::default());
+            }
+            evaluator.evaluate(
+                rules,
+                &self.batch_pos,
+                &self.batch_legal,
+                &mut self.evals[..n],
+            );
+            self.evaluated += n as u64;
+        }
+        for (k, &(i, id)) in self.batch_at.iter().enumerate() {
+            let s = &mut self.slots[i as usize];
+            let e = &self.evals[k];
+            s.tree.expand(id, e);
+            if id == s.tree.root() && s.noise_pending {
+                add_dirichlet(s.tree.node_mut(id), &self.cfg, &mut s.rng);
+                s.noise_pending = false;
+            }
+            let v = s.tree.node(id).value;
+            s.tree.backup(&s.path, id, v);
+            if !s.path.is_empty() {
+                s.done += 1;
+                self.simulations += 1;
+            }
+        }
+        let mut searching = 0;
+        for s in &mut self.slots {
+            if s.searching {
+                let root_ready = s.tree.root_node().kind == NodeKind::Expanded;
+                if root_ready && s.done >= s.target {
+                    s.searching = false;
+                } else {
+                    searching += 1;
+                }
+            }
+        }
+        searching
+    }
+
+    /// Steps until no slot is searching.
+    pub fn run(&mut self, evaluator: &mut dyn Evaluator) {
+        while self.step(evaluator) > 0 {}
+    }
+
+    /// The result of slot `i`'s last search.
+    pub fn result(&self, i: usize) -> SearchResult {
+        let s = &self.slots[i];
+        let root = s.tree.root_node();
+        let policy = match self.cfg.algorithm {
+            Algorithm::Puct => visit_policy(root),
+            Algorithm::Gumbel => improved_policy(root, &self.cfg),
+        };
+        let best = match self.cfg.algorithm {
+            Algorithm::Puct => most_visited(root.n, root.legal, |a| {
+                root.q(a).unwrap_or(f32::NEG_INFINITY)
+            }),
+            Algorithm::Gumbel => gumbel_final_action(root, &self.cfg, &s.gumbel),
+        };
+        SearchResult {
+            visits: root.n,
+            policy,
+            prior: root.raw_prior,
+            q: std::array::from_fn(|a| root.q(a)),
+            value: root.mean_value(),
+            best,
+            simulations: s.done,
+            legal: root.legal,
+        }
+    }
+
+    /// Picks a move for slot `i` from its last search: with `temperature` > 0 (PUCT) a
+    /// visit count sample ∝ N^(1/T) from the slot's generator, else the search's best.
+    pub fn choose(&mut self, i: usize, temperature: f32) -> usize {
+        let r = self.result(i);
+        if self.cfg.algorithm == Algorithm::Gumbel || temperature <= 0.0 || r.simulations == 0 {
+            return r.best;
+        }
+        let w: [f64; 6] = std::array::from_fn(|a| {
+            if r.legal & (1 << a) != 0 && r.visits[a] > 0 {
+                (r.visits[a] as f64).powf(1.0 / temperature as f64)
+            } else {
+                0.0
+            }
+        });
+        let total: f64 = w.iter().sum();
+        if total <= 0.0 {
+            return r.best;
+        }
+        let mut x = self.slots[i].rng.unit_f64() * total;
+        for (a, &wa) in w.iter().enumerate() {
+            if wa > 0.0 {
+                if x < wa {
+                    return a;
+                }
+                x -= wa;
+            }
+        }
+        r.best
+    }
+
+    /// The principal variation of slot `i`: most-visited children from the root.
+    pub fn principal_variation(&self, i: usize, max_len: usize) -> Vec<usize> {
+        let t = &self.slots[i].tree;
+        let mut id = t.root();
+        let mut pv = Vec::new();
+        while pv.len() < max_len {
+            let n = t.node(id);
+            if n.kind != NodeKind::Expanded || n.visits() == 0 {
+                break;
+            }
+            let a = most_visited(n.n, n.legal, |a| n.q(a).unwrap_or(f32::NEG_INFINITY));
+            pv.push(a);
+            let c = n.children[a];
+            if c == 0 {
+                break;
+            }
+            id = c;
+        }
+        pv
+    }
+
+    /// Plays `action` in slot `i`'s game and moves the tree along (reusing the subtree
+    /// when configured).
+    pub fn play(&mut self, i: usize, action: usize) -> Result<(), MoveError> {
+        let reuse = self.cfg.tree_reuse && self.cfg.algorithm == Algorithm::Puct;
+        let room = self.cfg.simulations.max(self.cfg.cheap_simulations) as usize + 2;
+        let s = &mut self.slots[i];
+        s.game.play(action)?;
+        s.searching = false;
+        let pos = *s.game.position();
+        if s.game.is_over() {
+            s.tree.reset(pos);
+            return Ok(());
+        }
+        if !(reuse && s.tree.advance(action, pos, room)) {
+            s.tree.reset(pos);
+            s.tree.prepare_root(self.rules);
+        }
+        Ok(())
+    }
+}
+
+/// Most visits among legal actions; ties by `tiebreak` (higher wins), then lowest action.
+fn most_visited(n: [u32; 6], legal: u8, tiebreak: impl Fn(usize) -> f32) -> usize {
+    let mut best = None::<usize>;
+    for a in 0..6 {
+        if legal & (1 << a) == 0 {
+            continue;
+        }
+        best = match best {
+            None => Some(a),
+            Some(b) if n[a] > n[b] || (n[a] == n[b] && tiebreak(a) > tiebreak(b)) => Some(a),
+            keep => keep,
+        };
+    }
+    best.unwrap_or(0)
+}
+
+fn add_dirichlet(node: &mut super::tree::Node, cfg: &MctsConfig, rng: &mut Rng) {
+    let Ok(gamma) = Gamma::new(cfg.dirichlet_alpha as f64, 1.0) else {
+        return;
+    };
+    let mut noise = [0.0f64; 6];
+    let mut sum = 0.0;
+    for (a, x) in noise.iter_mut().enumerate() {
+        if node.legal & (1 << a) != 0 {
+            *x = gamma.sample(rng);
+            sum += *x;
+        }
+    }
+    if sum <= 0.0 {
+        return;
+    }
+    let f = cfg.dirichlet_fraction;
+    for a in 0..6 {
+        if node.legal & (1 << a) != 0 {
+            node.prior[a] = (1.0 - f) * node.raw_prior[a] + f * (noise[a] / sum) as f32;
+        }
+    }
+}
+
+/// Descends slot `s`'s tree to a leaf, creating it if new. Terminal leaves are backed up
+/// here; new leaves are returned for evaluation, with `s.path` holding the way down.
+fn descend(s: &mut Slot, cfg: &MctsConfig, rules: RuleSet, table: Option<&[u32]>) -> Leaf {
+    s.path.clear();
+    let tree = &mut s.tree;
+    let root = tree.root();
+    let mut id = root;
+    loop {
+        let node = tree.node(id);
+        match node.kind {
+            NodeKind::Terminal => {
+                let v = node.value;
+                tree.backup(&s.path, id, v);
+                return Leaf::Done;
+            }
+            NodeKind::Unexpanded => return Leaf::NeedsEval(id),
+            NodeKind::Expanded => {}
+        }
+        let a = match (cfg.algorithm, table) {
+            (Algorithm::Gumbel, Some(t)) if id == root => {
+                let k = (s.done as usize).min(t.len().saturating_sub(1));
+                gumbel_root_select(node, cfg, &s.gumbel, t.get(k).copied().unwrap_or(0))
+            }
+            (Algorithm::Gumbel, _) => gumbel_interior_select(node, cfg),
+            (Algorithm::Puct, _) => puct_select(node, cfg),
+        };
+        let child = node.children[a];
+        s.path.push((id, a as u8));
+        if child == 0 {
+            if !tree.has_room(1) {
+                // Out of room (cannot happen with the capacity BatchSearch sets): count
+                // the parent's own value again rather than grow.
+                let v = tree.node(id).value;
+                s.path.pop();
+                let leaf = id;
+                tree.backup(&s.path, leaf, v);
+                return Leaf::Done;
+            }
+            let c = tree.add_child(rules, id, a, &s.path, s.game.history());
+            let n = tree.node(c);
+            if n.kind == NodeKind::Terminal {
+                let v = n.value;
+                tree.backup(&s.path, c, v);
+                return Leaf::Done;
+            }
+            return Leaf::NeedsEval(c);
+        }
+        id = child;
+    }
+}

@@ -1,0 +1,125 @@
+//! Batched Monte Carlo tree search: many games, one tree each; every simulation step
+//! descends all trees, sends all their leaves to the `Evaluator` as one batch, then
+//! expands and backs up (as mctx and KataGo's batched evaluation do).
+//!
+//! - `tree`: the arena-allocated tree of one game.
+//! - `policy`: PUCT and Gumbel selection, improved policy, sequential halving.
+//! - `batch`: `BatchSearch`, the driver over many trees.
+
+mod batch;
+pub mod policy;
+pub mod tree;
+
+pub use batch::{BatchSearch, SearchResult};
+pub use tree::{Leaf, Node, NodeId, NodeKind, SearchTree};
+
+use serde::{Deserialize, Serialize};
+
+/// Which search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Algorithm {
+    /// AlphaZero's PUCT with Dirichlet noise at the root.
+    Puct,
+    /// Gumbel AlphaZero: Gumbel top-k at the root, sequential halving, completed Q.
+    Gumbel,
+}
+
+/// Search settings. Defaults are the documented starting points of
+/// `shared/TRAINING-NOTES.md` (lc0's c_puct, mctx's Gumbel constants).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MctsConfig {
+    /// `puct` or `gumbel`.
+    pub algorithm: Algorithm,
+    /// Simulations of a full search (one simulation = one leaf evaluated or one terminal reached).
+    pub simulations: u32,
+    /// Simulations of a cheap search (playout cap randomization).
+    pub cheap_simulations: u32,
+    /// Fraction of self-play moves that get a full search and become policy targets
+    /// (KataGo: 0.25); 1.0 turns playout cap randomization off.
+    pub full_search_fraction: f32,
+    /// PUCT exploration constant.
+    pub c_puct: f32,
+    /// First-play urgency: unvisited children count as the parent's value minus this.
+    pub fpu_reduction: f32,
+    /// Dirichlet noise concentration at the root (PUCT, self-play full searches only).
+    pub dirichlet_alpha: f32,
+    /// Weight of the Dirichlet noise in the root priors.
+    pub dirichlet_fraction: f32,
+    /// Gumbel: actions considered at the root (m; 6 = all of Oware's moves).
+    pub gumbel_considered: u32,
+    /// Gumbel: c_visit of σ(q) = (c_visit + max N)·c_scale·q.
+    pub gumbel_c_visit: f32,
+    /// Gumbel: c_scale of σ(q).
+    pub gumbel_c_scale: f32,
+    /// Keep the subtree of the played move for the next search (PUCT only: Gumbel's
+    /// sequential halving assumes a fresh root, as in mctx).
+    pub tree_reuse: bool,
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig {
+            algorithm: Algorithm::Gumbel,
+            simulations: 64,
+            cheap_simulations: 16,
+            full_search_fraction: 0.25,
+            c_puct: 1.25,
+            fpu_reduction: 0.2,
+            dirichlet_alpha: 0.6,
+            dirichlet_fraction: 0.25,
+            gumbel_considered: 6,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 0.1,
+            tree_reuse: true,
+        }
+    }
+}
+
+impl MctsConfig {
+    /// Checks every value; the message names the key.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.simulations == 0 {
+            return Err("simulations must be at least 1".into());
+        }
+        if self.cheap_simulations == 0 {
+            return Err("cheap_simulations must be at least 1".into());
+        }
+        if !(0.0..=1.0).contains(&self.full_search_fraction) {
+            return Err(format!(
+                "full_search_fraction = {} must be in [0, 1]",
+                self.full_search_fraction
+            ));
+        }
+        for (k, v) in [
+            ("c_puct", self.c_puct),
+            ("dirichlet_alpha", self.dirichlet_alpha),
+            ("gumbel_c_visit", self.gumbel_c_visit),
+            ("gumbel_c_scale", self.gumbel_c_scale),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(format!("{k} = {v} must be a positive number"));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.dirichlet_fraction) {
+            return Err(format!(
+                "dirichlet_fraction = {} must be in [0, 1]",
+                self.dirichlet_fraction
+            ));
+        }
+        if !self.fpu_reduction.is_finite() {
+            return Err("fpu_reduction must be a number".into());
+        }
+        if !(1..=6).contains(&self.gumbel_considered) {
+            return Err(format!(
+                "gumbel_considered = {} must be from 1 to 6",
+                self.gumbel_considered
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

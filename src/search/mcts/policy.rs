@@ -1,0 +1,259 @@
+//! Action selection: PUCT, and Gumbel AlphaZero's root (sequential halving) and
+//! interior rules with completed Q-values (Danihelka et al. 2022, as in mctx).
+//!
+//! All functions take one node's edge statistics and return an action 0..5 or a
+//! distribution over the six actions (0 on illegal moves).
+
+use super::MctsConfig;
+use super::tree::Node;
+
+/// PUCT: argmax of Q + c_puct·P·√N/(1+n); unvisited edges use first-play urgency
+/// (the node's value minus `fpu_reduction`). Ties go to the lowest action.
+#[inline]
+pub fn puct_select(node: &Node, cfg: &MctsConfig) -> usize {
+    let total = node.visits();
+    let sqrt_n = (total.max(1) as f32).sqrt();
+    let fpu = node.mean_value() - cfg.fpu_reduction;
+    let mut best = 0;
+    let mut best_score = f32::NEG_INFINITY;
+    for a in 0..6 {
+        if node.legal & (1 << a) == 0 {
+            continue;
+        }
+        let q = node.q(a).unwrap_or(fpu);
+        let u = cfg.c_puct * node.prior[a] * sqrt_n / (1 + node.n[a]) as f32;
+        if q + u > best_score {
+            best_score = q + u;
+            best = a;
+        }
+    }
+    best
+}
+
+/// Log-priors shifted so the largest legal one is 0; −∞ on illegal moves.
+#[inline]
+pub fn logits(node: &Node) -> [f32; 6] {
+    let mut l = [f32::NEG_INFINITY; 6];
+    let mut max = f32::NEG_INFINITY;
+    for a in 0..6 {
+        if node.legal & (1 << a) != 0 {
+            l[a] = node.prior[a].max(1e-30).ln();
+            max = max.max(l[a]);
+        }
+    }
+    for x in &mut l {
+        *x -= max;
+    }
+    l
+}
+
+/// σ(completed Q): visited edges keep their Q, unvisited ones get the mixed value
+/// (the evaluator's value mixed with the prior-weighted Q of visited edges); then the
+/// values are rescaled to [0, 1] over legal moves and multiplied by
+/// (c_visit + max visits)·c_scale. 0 on illegal moves.
+pub fn transformed_q(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
+    let sum_n = node.visits() as f32;
+    let mut sum_p = 0.0;
+    let mut weighted = 0.0;
+    for a in 0..6 {
+        if node.n[a] > 0 {
+            sum_p += node.prior[a].max(f32::MIN_POSITIVE);
+        }
+    }
+    if sum_p > 0.0 {
+        for a in 0..6 {
+            if let Some(q) = node.q(a) {
+                weighted += node.prior[a].max(f32::MIN_POSITIVE) * q / sum_p;
+            }
+        }
+    }
+    let mixed = (node.value + sum_n * weighted) / (sum_n + 1.0);
+    let mut c = [0.0f32; 6];
+    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+    for a in 0..6 {
+        if node.legal & (1 << a) != 0 {
+            c[a] = node.q(a).unwrap_or(mixed);
+            lo = lo.min(c[a]);
+            hi = hi.max(c[a]);
+        }
+    }
+    let max_n = *node.n.iter().max().unwrap_or(&0) as f32;
+    let scale = (cfg.gumbel_c_visit + max_n) * cfg.gumbel_c_scale;
+    let span = (hi - lo).max(1e-8);
+    for a in 0..6 {
+        c[a] = if node.legal & (1 << a) != 0 {
+            scale * (c[a] - lo) / span
+        } else {
+            0.0
+        };
+    }
+    c
+}
+
+/// Gumbel's improved policy: softmax(logits + σ(completed Q)) over the legal moves.
+pub fn improved_policy(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
+    let l = logits(node);
+    let q = transformed_q(node, cfg);
+    let mut x = [f32::NEG_INFINITY; 6];
+    for a in 0..6 {
+        if node.legal & (1 << a) != 0 {
+            x[a] = l[a] + q[a];
+        }
+    }
+    softmax(&x)
+}
+
+/// Softmax over the finite entries of `x` (−∞ entries get 0).
+pub fn softmax(x: &[f32; 6]) -> [f32; 6] {
+    let max = x.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+    let mut out = [0.0; 6];
+    if !max.is_finite() {
+        return out;
+    }
+    let mut sum = 0.0;
+    for a in 0..6 {
+        if x[a].is_finite() {
+            out[a] = (x[a] - max).exp();
+            sum += out[a];
+        }
+    }
+    for o in &mut out {
+        *o /= sum;
+    }
+    out
+}
+
+/// Gumbel interior rule (deterministic): argmax of π'(a) − n(a)/(1 + N), π' the
+/// improved policy: visits follow the improved policy.
+pub fn gumbel_interior_select(node: &Node, cfg: &MctsConfig) -> usize {
+    let p = improved_policy(node, cfg);
+    let total = node.visits() as f32;
+    let mut best = 0;
+    let mut best_score = f32::NEG_INFINITY;
+    for a in 0..6 {
+        if node.legal & (1 << a) == 0 {
+            continue;
+        }
+        let s = p[a] - node.n[a] as f32 / (1.0 + total);
+        if s > best_score {
+            best_score = s;
+            best = a;
+        }
+    }
+    best
+}
+
+/// The visit count each simulation's root action should have under sequential halving
+/// with `m` considered actions and `n` simulations (mctx's table): the first visits go
+/// round all m actions, then the better half, and so on down to 2.
+pub fn considered_visits(m: usize, n: usize) -> Vec<u32> {
+    if m <= 1 {
+        return (0..n as u32).collect();
+    }
+    let log2max = (m as f64).log2().ceil() as usize;
+    let mut seq = Vec::with_capacity(n);
+    let mut visits = vec![0u32; m];
+    let mut considered = m;
+    while seq.len() < n {
+        let extra = (n / (log2max * considered)).max(1);
+        for _ in 0..extra {
+            seq.extend_from_slice(&visits[..considered]);
+            for v in visits.iter_mut().take(considered) {
+                *v += 1;
+            }
+        }
+        considered = (considered / 2).max(2);
+    }
+    seq.truncate(n);
+    seq
+}
+
+/// Gumbel root rule: among the actions whose visit count equals `considered_visit`,
+/// argmax of g + logits + σ(q). With all counts 0 this picks the top action of
+/// g + logits; sequential halving then keeps the better half.
+pub fn gumbel_root_select(
+    node: &Node,
+    cfg: &MctsConfig,
+    gumbel: &[f32; 6],
+    considered_visit: u32,
+) -> usize {
+    score_considered(node, cfg, gumbel, considered_visit)
+}
+
+/// The action Gumbel search plays: among the most-visited considered actions, argmax
+/// of g + logits + σ(q).
+pub fn gumbel_final_action(node: &Node, cfg: &MctsConfig, gumbel: &[f32; 6]) -> usize {
+    let max_n = (0..6)
+        .filter(|&a| node.legal & (1 << a) != 0)
+        .map(|a| node.n[a])
+        .max()
+        .unwrap_or(0);
+    score_considered(node, cfg, gumbel, max_n)
+}
+
+fn score_considered(
+    node: &Node,
+    cfg: &MctsConfig,
+    gumbel: &[f32; 6],
+    considered_visit: u32,
+) -> usize {
+    let l = logits(node);
+    let q = transformed_q(node, cfg);
+    let mut best = None;
+    let mut best_score = f32::NEG_INFINITY;
+    let mut fallback = 0;
+    for a in 0..6 {
+        if node.legal & (1 << a) == 0 {
+            continue;
+        }
+        fallback = a;
+        if node.n[a] != considered_visit {
+            continue;
+        }
+        let s = (gumbel[a] + l[a] + q[a]).max(-1e9);
+        if best.is_none() || s > best_score {
+            best_score = s;
+            best = Some(a);
+        }
+    }
+    best.unwrap_or(fallback)
+}
+
+/// Visit counts as a distribution over the six actions.
+pub fn visit_policy(node: &Node) -> [f32; 6] {
+    let total = node.visits();
+    if total == 0 {
+        return node.prior;
+    }
+    std::array::from_fn(|a| node.n[a] as f32 / total as f32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn halving_table_matches_hand_count() {
+        // m = 4, n = 16: log2(4) = 2; 16/(2*4) = 2 rounds over 4 actions (8 sims,
+        // visits 0,0,0,0,1,1,1,1), then 16/(2*2) = 4 rounds over 2 actions.
+        let t = considered_visits(4, 16);
+        assert_eq!(t, vec![0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
+        assert_eq!(considered_visits(1, 3), vec![0, 1, 2]);
+        assert_eq!(considered_visits(6, 2), vec![0, 0]);
+    }
+
+    #[test]
+    fn softmax_ignores_minus_infinity() {
+        let p = softmax(&[
+            0.0,
+            f32::NEG_INFINITY,
+            0.0,
+            f32::NEG_INFINITY,
+            f32::NEG_INFINITY,
+            0.0,
+        ]);
+        assert!((p[0] - 1.0 / 3.0).abs() < 1e-6);
+        assert_eq!(p[1], 0.0);
+        assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,212 @@
+//! MCTS against hand-checked positions and brute-force game values.
+
+use super::*;
+use crate::game::{Game, History, Position, RuleSet};
+use crate::search::{Evaluation, Evaluator, UniformEvaluator};
+
+fn pos(fen: &str) -> Position {
+    fen.parse().unwrap()
+}
+
+fn cfg(algorithm: Algorithm, sims: u32) -> MctsConfig {
+    MctsConfig {
+        algorithm,
+        simulations: sims,
+        ..MctsConfig::default()
+    }
+}
+
+fn search(fen: &str, c: MctsConfig, rules: RuleSet) -> SearchResult {
+    let mut b = BatchSearch::new(c.clone(), rules, 1, 7);
+    b.set_game(0, Game::new(rules, pos(fen)));
+    assert!(b.begin(0, c.simulations, false));
+    b.run(&mut UniformEvaluator);
+    b.result(0)
+}
+
+/// The exact game value (+1 win, 0 draw, −1 loss for the mover) by plain minimax with
+/// the repetition rule; `None` if the game does not end within `depth` plies.
+fn minimax(p: &Position, rules: RuleSet, hist: &mut Vec<u128>, depth: u32) -> Option<i8> {
+    if let Some(o) = p.status(rules) {
+        return Some(o.score_for(p.side));
+    }
+    if depth == 0 {
+        return None;
+    }
+    let mut best = -2i8;
+    for a in 0..6 {
+        if p.legal_moves(rules) & (1 << a) == 0 {
+            continue;
+        }
+        let mut q = *p;
+        let info = q.apply(rules, a);
+        let v = if info.captured == 0 && hist.contains(&q.key()) {
+            let o = q.share_out(crate::game::EndReason::Repetition, rules.repetition);
+            o.score_for(q.side)
+        } else {
+            hist.push(q.key());
+            let v = minimax(&q, rules, hist, depth - 1);
+            hist.pop();
+            v?
+        };
+        let mine = if q.side == p.side { v } else { -v };
+        best = best.max(mine);
+    }
+    Some(best)
+}
+
+#[test]
+fn finds_the_winning_capture() {
+    // RULES.md example 4: C captures 11 and wins; F does not.
+    for alg in [Algorithm::Puct, Algorithm::Gumbel] {
+        let r = search(
+            "0-0-8-0-0-1-1-1-1-1-2-3-15-15-S",
+            cfg(alg, 64),
+            RuleSet::abapa(),
+        );
+        assert_eq!(r.best, 2, "{alg:?}: {r:?}");
+        assert!(r.value > 0.5, "{alg:?}: {r:?}");
+    }
+}
+
+#[test]
+fn avoids_the_grand_slam_trap() {
+    // F would capture all 5 of North's seeds, so under abapa it captures nothing; E takes
+    // 2 and reaches 25. Under grand-slam-captures F wins too.
+    let fen = "0-0-0-0-2-2-1-2-0-0-0-0-23-18-S";
+    for alg in [Algorithm::Puct, Algorithm::Gumbel] {
+        let r = search(fen, cfg(alg, 200), RuleSet::abapa());
+        assert_eq!(r.best, 4, "{alg:?}: {r:?}");
+        assert_eq!(r.q[4], Some(1.0));
+    }
+}
+
+#[test]
+fn gumbel_improved_policy_prefers_the_winning_move() {
+    let r = search(
+        "0-0-8-0-0-1-1-1-1-1-2-3-15-15-S",
+        cfg(Algorithm::Gumbel, 8),
+        RuleSet::abapa(),
+    );
+    // Uniform prior: 0.5 on each of C and F.
+    assert_eq!(r.prior[2], 0.5);
+    assert!(r.policy[2] > 0.9, "{:?}", r.policy);
+    assert!((r.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+}
+
+#[test]
+fn root_value_converges_to_minimax_on_small_endgames() {
+    let rules = RuleSet::abapa();
+    // Small endgames (found by a random scan for positions that plain minimax solves
+    // within 14 plies), two each won, drawn and lost for the mover.
+    let endgames = [
+        "1-1-0-0-1-0-0-0-0-0-0-2-20-23-S",
+        "1-0-1-0-1-0-0-0-0-0-0-1-21-23-S",
+        "1-1-0-0-0-0-0-0-0-1-0-1-22-22-N",
+        "0-1-1-0-0-0-0-0-0-0-1-0-21-24-S",
+        "0-0-0-0-1-1-1-1-0-0-0-0-21-23-S",
+        "0-0-0-1-1-0-1-0-0-0-0-0-21-24-S",
+    ];
+    let mut checked = 0;
+    for fen in endgames {
+        let p = pos(fen);
+        let mut hist = vec![p.key()];
+        let Some(exact) = minimax(&p, rules, &mut hist, 14) else {
+            continue;
+        };
+        checked += 1;
+        let errs: Vec<f32> = [50, 400, 3000]
+            .iter()
+            .map(|&n| (search(fen, cfg(Algorithm::Puct, n), rules).value - exact as f32).abs())
+            .collect();
+        assert!(errs[2] < 0.15, "{fen}: exact {exact}, errors {errs:?}");
+        assert!(
+            errs[2] <= errs[0] + 1e-3,
+            "{fen}: exact {exact}, errors {errs:?}"
+        );
+    }
+    assert_eq!(checked, endgames.len(), "every endgame is solvable");
+}
+
+#[test]
+fn batch_results_do_not_depend_on_the_other_games() {
+    // The same position searched alone or among others gives the same result.
+    let fen = "0-0-8-0-0-1-3-1-1-1-2-0-15-16-S";
+    let c = cfg(Algorithm::Puct, 100);
+    let alone = search(fen, c.clone(), RuleSet::abapa());
+    let mut b = BatchSearch::new(c.clone(), RuleSet::abapa(), 3, 7);
+    b.set_game(1, Game::new(RuleSet::abapa(), pos(fen)));
+    for i in 0..3 {
+        b.begin(i, if i == 1 { 100 } else { 37 }, false);
+    }
+    b.run(&mut UniformEvaluator);
+    assert_eq!(b.result(1), alone);
+}
+
+#[test]
+fn tree_reuse_keeps_the_subtree() {
+    let c = cfg(Algorithm::Puct, 200);
+    let rules = RuleSet::abapa();
+    let mut b = BatchSearch::new(c, rules, 1, 1);
+    b.begin(0, 200, false);
+    b.run(&mut UniformEvaluator);
+    let best = b.result(0).best;
+    let child_visits = b.result(0).visits[best];
+    b.play(0, best).unwrap();
+    let kept = b.tree(0).root_node().visits();
+    // The child had `child_visits` visits through it; one of them expanded it.
+    assert_eq!(kept + 1, child_visits);
+    b.begin(0, 50, false);
+    b.run(&mut UniformEvaluator);
+    assert_eq!(b.result(0).simulations, 50);
+    assert_eq!(b.tree(0).root_node().visits(), kept + 50);
+}
+
+#[test]
+fn repetition_inside_the_tree_is_a_draw() {
+    // RULES.md example 10: after AaBbCcDdEeF, North's f repeats the start: a draw. The
+    // search at that point must see f as a draw (value 0), not as a fresh position.
+    let rules = RuleSet::abapa();
+    let mut g = Game::new(rules, pos("1-0-0-0-0-0-1-0-0-0-0-0-23-23-S"));
+    g.play_text("AaBbCcDdEeF").unwrap();
+    let mut b = BatchSearch::new(cfg(Algorithm::Puct, 20), rules, 1, 1);
+    b.set_game(0, g);
+    b.begin(0, 20, false);
+    b.run(&mut UniformEvaluator);
+    let r = b.result(0);
+    assert_eq!(r.legal, 1 << 5);
+    assert_eq!(r.q[5], Some(0.0));
+}
+
+/// An evaluator that counts its calls, to check that leaves are batched.
+struct Counting(u32, usize);
+
+impl Evaluator for Counting {
+    fn evaluate(&mut self, r: RuleSet, p: &[Position], l: &[u8], out: &mut [Evaluation]) {
+        self.0 += 1;
+        self.1 = self.1.max(p.len());
+        UniformEvaluator.evaluate(r, p, l, out);
+    }
+    fn name(&self) -> String {
+        "counting".into()
+    }
+}
+
+#[test]
+fn one_evaluator_call_per_step_for_all_games() {
+    let rules = RuleSet::abapa();
+    let mut b = BatchSearch::new(cfg(Algorithm::Gumbel, 16), rules, 64, 3);
+    for i in 0..64 {
+        b.begin(i, 16, true);
+    }
+    let mut e = Counting(0, 0);
+    let mut steps = 0;
+    while b.step(&mut e) > 0 {
+        steps += 1;
+    }
+    steps += 1;
+    assert_eq!(e.0, steps);
+    assert_eq!(e.1, 64);
+    let _ = History::default();
+}
+

@@ -1,0 +1,308 @@
+//! One game's search tree, in a preallocated arena: nodes hold their position and the
+//! statistics of their six outgoing edges (prior, visits, value sum), as mctx's
+//! `[nodes, actions]` arrays do. No heap allocation per node.
+
+use crate::game::{EndReason, History, Position, RuleSet};
+use crate::search::Evaluation;
+
+/// Index of a node in its tree's arena. 0 is never a child, so it means "no child".
+pub type NodeId = u32;
+const NONE: NodeId = 0;
+
+/// What a node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// Created, waiting for the evaluator.
+    Unexpanded,
+    /// Evaluated: priors and value are set.
+    Expanded,
+    /// The game is over here; `value` is exact.
+    Terminal,
+}
+
+/// A node: a position and the statistics of its outgoing edges.
+#[derive(Clone, Copy, Debug)]
+pub struct Node {
+    /// The position at this node.
+    pub pos: Position,
+    /// Legal moves here (6-bit mask of actions); 0 at terminal nodes.
+    pub legal: u8,
+    /// Unexpanded, expanded or terminal.
+    pub kind: NodeKind,
+    /// The evaluator's value (or the exact result at terminal nodes), mover's view, [−1, 1].
+    pub value: f32,
+    /// Children by action; `NONE` (0) where not created yet.
+    pub children: [NodeId; 6],
+    /// Prior of each action (the search's, i.e. with root noise if any).
+    pub prior: [f32; 6],
+    /// Prior of each action as the evaluator gave it.
+    pub raw_prior: [f32; 6],
+    /// Visits through each edge.
+    pub n: [u32; 6],
+    /// Sum of backed-up values through each edge, from this node's mover's view.
+    pub w: [f32; 6],
+}
+
+impl Node {
+    fn new(pos: Position) -> Node {
+        Node {
+            pos,
+            legal: 0,
+            kind: NodeKind::Unexpanded,
+            value: 0.0,
+            children: [NONE; 6],
+            prior: [0.0; 6],
+            raw_prior: [0.0; 6],
+            n: [0; 6],
+            w: [0.0; 6],
+        }
+    }
+
+    /// Visits of all edges together.
+    #[inline]
+    pub fn visits(&self) -> u32 {
+        self.n.iter().sum()
+    }
+
+    /// Mean value of edge `a` from this node's mover's view (`None` if unvisited).
+    #[inline]
+    pub fn q(&self, a: usize) -> Option<f32> {
+        (self.n[a] > 0).then(|| self.w[a] / self.n[a] as f32)
+    }
+
+    /// The node's value estimate: its own evaluation averaged with everything backed up
+    /// through it, mover's view.
+    #[inline]
+    pub fn mean_value(&self) -> f32 {
+        let n = self.visits();
+        (self.value + self.w.iter().sum::<f32>()) / (1 + n) as f32
+    }
+}
+
+/// Where a descent ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Leaf {
+    /// A new node that needs the evaluator.
+    NeedsEval(NodeId),
+    /// A terminal node: its exact value was backed up already.
+    Done,
+}
+
+/// One game's search tree.
+#[derive(Clone, Debug)]
+pub struct SearchTree {
+    nodes: Vec<Node>,
+    spare: Vec<Node>,
+    scratch: Vec<NodeId>,
+    root: NodeId,
+    capacity: usize,
+}
+
+impl SearchTree {
+    /// A tree able to hold `capacity` nodes without reallocating.
+    pub fn new(capacity: usize) -> SearchTree {
+        SearchTree {
+            nodes: Vec::with_capacity(capacity + 1),
+            spare: Vec::with_capacity(capacity + 1),
+            scratch: Vec::with_capacity(64),
+            root: NONE,
+            capacity: capacity.max(8),
+        }
+    }
+
+    /// Starts a fresh tree at `pos` (the root still needs evaluating).
+    pub fn reset(&mut self, pos: Position) {
+        self.nodes.clear();
+        // Slot 0 is a sentinel so that 0 can mean "no child".
+        self.nodes.push(Node::new(pos));
+        self.nodes.push(Node::new(pos));
+        self.root = 1;
+    }
+
+    /// The root's id.
+    #[inline]
+    pub fn root(&self) -> NodeId {
+        self.root
+    }
+
+    /// A node.
+    #[inline]
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    /// A node, mutably.
+    #[inline]
+    pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
+        &mut self.nodes[id as usize]
+    }
+
+    /// The root node.
+    #[inline]
+    pub fn root_node(&self) -> &Node {
+        &self.nodes[self.root as usize]
+    }
+
+    /// Nodes in use.
+    pub fn len(&self) -> usize {
+        self.nodes.len() - 1
+    }
+
+    /// True before `reset`.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() <= 1
+    }
+
+    /// Whether `more` new nodes fit without reallocating.
+    #[inline]
+    pub fn has_room(&self, more: usize) -> bool {
+        self.nodes.len() + more <= self.capacity + 1
+    }
+
+    /// Creates the child of `parent` by `action`, deciding at once whether the game is
+    /// over there (rules' endings, or a repetition of a position on the path or in the
+    /// game's `history`). Positions before the last capture have other stores, so
+    /// comparing whole keys against everything seen is the rule "since the last capture".
+    pub fn add_child(
+        &mut self,
+        rules: RuleSet,
+        parent: NodeId,
+        action: usize,
+        path: &[(NodeId, u8)],
+        history: &History,
+    ) -> NodeId {
+        let mut pos = self.nodes[parent as usize].pos;
+        let info = pos.apply(rules, action);
+        let id = self.nodes.len() as NodeId;
+        let mut node = Node::new(pos);
+        let key = pos.key();
+        let repeated = info.captured == 0
+            && (path
+                .iter()
+                .any(|&(p, _)| self.nodes[p as usize].pos.key() == key)
+                || history.contains(&pos));
+        let outcome = if repeated {
+            Some(pos.share_out(EndReason::Repetition, rules.repetition))
+        } else {
+            pos.status(rules)
+        };
+        match outcome {
+            Some(o) => {
+                node.kind = NodeKind::Terminal;
+                node.value = o.score_for(pos.side) as f32;
+            }
+            None => node.legal = pos.legal_moves(rules),
+        }
+        self.nodes.push(node);
+        self.nodes[parent as usize].children[action] = id;
+        id
+    }
+
+    /// Marks the root terminal or computes its legal moves (call after `reset` when the
+    /// game's history is known).
+    pub fn prepare_root(&mut self, rules: RuleSet) {
+        let r = self.root as usize;
+        let pos = self.nodes[r].pos;
+        match pos.status(rules) {
+            Some(o) => {
+                self.nodes[r].kind = NodeKind::Terminal;
+                self.nodes[r].value = o.score_for(pos.side) as f32;
+            }
+            None => self.nodes[r].legal = pos.legal_moves(rules),
+        }
+    }
+
+    /// Sets an evaluated node's priors (renormalised over the legal moves) and value.
+    pub fn expand(&mut self, id: NodeId, e: &Evaluation) {
+        let n = &mut self.nodes[id as usize];
+        debug_assert_eq!(n.kind, NodeKind::Unexpanded);
+        let mut sum = 0.0;
+        for a in 0..6 {
+            let p = if n.legal & (1 << a) != 0 {
+                e.priors[a].max(0.0)
+            } else {
+                0.0
+            };
+            n.raw_prior[a] = p;
+            sum += p;
+        }
+        if sum > 0.0 && sum.is_finite() {
+            for p in &mut n.raw_prior {
+                *p /= sum;
+            }
+        } else {
+            n.raw_prior = crate::search::uniform_priors(n.legal);
+        }
+        n.prior = n.raw_prior;
+        n.value = e.value.clamp(-1.0, 1.0);
+        n.kind = NodeKind::Expanded;
+    }
+
+    /// Adds `value` (from the view of the mover at the leaf, whose side is taken from the
+    /// leaf node) to every edge of `path`.
+    pub fn backup(&mut self, path: &[(NodeId, u8)], leaf: NodeId, value: f32) {
+        let leaf_side = self.nodes[leaf as usize].pos.side;
+        for &(id, a) in path.iter().rev() {
+            let n = &mut self.nodes[id as usize];
+            // The mover may stay the same across a move (ouril), so compare sides.
+            let v = if n.pos.side == leaf_side {
+                value
+            } else {
+                -value
+            };
+            n.n[a as usize] += 1;
+            n.w[a as usize] += v;
+        }
+    }
+
+    /// Makes the child by `action` the new root, keeping its subtree (tree reuse);
+    /// `new_pos` is the position after the move. The subtree is copied into the spare
+    /// arena, so memory stays bounded. Returns false (and starts a fresh tree at
+    /// `new_pos`) if there was no such child or keeping it would leave less than
+    /// `room_needed` free nodes.
+    pub fn advance(&mut self, action: usize, new_pos: Position, room_needed: usize) -> bool {
+        let child = self.nodes[self.root as usize].children[action];
+        if child == NONE || self.nodes[child as usize].pos != new_pos {
+            self.reset(new_pos);
+            return false;
+        }
+        // Count the subtree first; drop it if it would not leave room for a search.
+        let mut ids = std::mem::take(&mut self.scratch);
+        ids.clear();
+        ids.push(child);
+        let mut count = 0usize;
+        while let Some(id) = ids.pop() {
+            count += 1;
+            for &c in &self.nodes[id as usize].children {
+                if c != NONE {
+                    ids.push(c);
+                }
+            }
+        }
+        self.scratch = ids;
+        if count + room_needed + 2 > self.capacity {
+            self.reset(new_pos);
+            return false;
+        }
+        // Breadth-first copy with remapped child ids.
+        let mut copy = std::mem::take(&mut self.spare);
+        copy.clear();
+        copy.push(self.nodes[0]);
+        copy.push(self.nodes[child as usize]);
+        let mut i = 1;
+        while i < copy.len() {
+            let children = copy[i].children;
+            for (a, &c) in children.iter().enumerate() {
+                if c != NONE {
+                    let new_id = copy.len() as NodeId;
+                    copy.push(self.nodes[c as usize]);
+                    copy[i].children[a] = new_id;
+                }
+            }
+            i += 1;
+        }
+        self.spare = std::mem::replace(&mut self.nodes, copy);
+        self.root = 1;
+        true
+    }
+}
