@@ -15,4 +15,6 @@ pub mod env;
 
 pub mod search;
 
+pub mod selfplay;
+
 pub mod cli;

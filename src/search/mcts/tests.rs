@@ -209,4 +209,3 @@ fn one_evaluator_call_per_step_for_all_games() {
     assert_eq!(e.1, 64);
     let _ = History::default();
 }
-
