@@ -8,6 +8,8 @@ use clap::{Parser, Subcommand};
 use crate::game::{Game, Position, RuleSet};
 
 mod bench;
+mod eval;
+mod ladder;
 mod perft;
 mod replay;
 mod show;
@@ -28,6 +30,10 @@ enum Command {
     Show(show::Args),
     /// Replay games from stdin (one per line: optional `FEN;` then moves) as JSON lines.
     Replay(replay::Args),
+    /// Play a match between two players: W/D/L, Elo with a 95% interval, LOS, SPRT.
+    Eval(eval::Args),
+    /// Rate a model against alpha-beta at increasing depths (depth 1 = 0 Elo).
+    Ladder(ladder::Args),
     /// Measure the speed of a hot path.
     #[command(subcommand)]
     Bench(bench::Bench),
@@ -48,6 +54,8 @@ pub fn main() -> i32 {
         Command::Perft(a) => perft::run(a),
         Command::Show(a) => show::run(a),
         Command::Replay(a) => replay::run(a),
+        Command::Eval(a) => eval::run(a),
+        Command::Ladder(a) => ladder::run(a),
         Command::Bench(b) => bench::run(b),
     };
     match result {

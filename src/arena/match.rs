@@ -1,0 +1,786 @@
+//! A match between two players: paired openings, every game in flight at once, the
+//! MCTS players' leaf evaluations of all games batched.
+//!
+//! Each round, every game whose mover is an MCTS player starts a search in that
+//! player's `BatchSearch` (one per player, one slot per game in flight); the searches
+//! are stepped together, so each step is one evaluator call for all those games. Then
+//! every game gets its move: from the finished search, or from the alpha-beta, random
+//! or engine player. Openings come in pairs: game 2k plays opening k with the player
+//! (A) as South, game 2k+1 the same opening with colours swapped.
+//!
+//! Deterministic for a given configuration and seed, except for players limited by
+//! wall-clock time (`alphabeta:movetime`, engines).
+
+use std::time::Instant;
+
+use super::player::Player;
+use super::stats::{Decision, Pentanomial, SprtConfig, Summary, Wdl};
+use crate::game::{Game, Outcome, Position, RuleSet, Side};
+use crate::rng::Rng;
+use crate::search::Evaluator;
+use crate::search::mcts::{BatchSearch, MctsConfig};
+
+/// A start position for a pair of games: a position and moves played from it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opening {
+    /// Where the game starts (its history for repetition starts here).
+    pub start: Position,
+    /// Moves (mover-relative actions) played from `start` before the players take over.
+    pub moves: Vec<u8>,
+}
+
+/// Where the openings come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Openings {
+    /// `plies` uniformly random legal moves from the start position, drawn from stream
+    /// `pair` of the match seed (an opening that ends the game is drawn again).
+    Random {
+        /// Plies per opening.
+        plies: u32,
+    },
+    /// These openings in order, taken again from the first when there are more pairs.
+    List(Vec<Opening>),
+}
+
+/// Reads openings, one per line: `FEN`, moves (`FfBe`), or `FEN;moves`. Blank lines
+/// and lines starting with `#` are skipped. Errors name the line.
+pub fn parse_openings(text: &str, rules: RuleSet) -> Result<Vec<Opening>, String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let (fen, moves) = match t.split_once(';') {
+            Some((f, m)) => (Some(f.trim()), m.trim()),
+            // A FEN has dashes; a move list never does.
+            None if t.contains('-') => (Some(t), ""),
+            None => (None, t),
+        };
+        let start = match fen {
+            Some(f) => f
+                .parse::<Position>()
+                .map_err(|e| format!("line {}: {e}", n + 1))?,
+            None => Position::start(),
+        };
+        let mut g = Game::new(rules, start);
+        g.play_text(moves)
+            .map_err(|e| format!("line {}: after {} moves: {e}", n + 1, g.moves().len()))?;
+        if g.is_over() {
+            return Err(format!("line {}: the game is already over there", n + 1));
+        }
+        out.push(Opening {
+            start,
+            moves: g.moves().iter().map(|&(_, a)| a).collect(),
+        });
+    }
+    if out.is_empty() {
+        return Err("no openings found".into());
+    }
+    Ok(out)
+}
+
+/// Games in flight under an SPRT when `concurrency` is 0.
+pub const SPRT_CONCURRENCY: usize = 64;
+
+/// Match settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchConfig {
+    /// The rules played.
+    pub rules: RuleSet,
+    /// Games to play; rounded up to an even number (pairs).
+    pub games: usize,
+    /// The openings.
+    pub openings: Openings,
+    /// Seeds the openings, random players and search randomness.
+    pub seed: u64,
+    /// Stop early once this SPRT decides (checked as each pair completes; games already
+    /// in flight are finished and counted).
+    pub sprt: Option<SprtConfig>,
+    /// Games in flight at once (the evaluator batch is at most this); 0 = all, or
+    /// [`SPRT_CONCURRENCY`] with an SPRT (with every game in flight at once, nothing is
+    /// left to save when the test decides).
+    pub concurrency: usize,
+    /// Settings of the MCTS players' searches (each player's `sims` overrides
+    /// `simulations`; no root noise is used in matches).
+    pub mcts: MctsConfig,
+    /// A game still running after this many plies is adjudicated on the stores (a
+    /// guard; real games end by the rules far sooner).
+    pub max_plies: usize,
+}
+
+impl Default for MatchConfig {
+    fn default() -> Self {
+        MatchConfig {
+            rules: RuleSet::default(),
+            games: 100,
+            openings: Openings::Random { plies: 4 },
+            seed: 1,
+            sprt: None,
+            concurrency: 0,
+            mcts: MctsConfig::default(),
+            max_plies: 2000,
+        }
+    }
+}
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GameEnd {
+    /// By the rules.
+    Rules {
+        /// The outcome.
+        outcome: Outcome,
+    },
+    /// The side to move failed to move (an engine that crashed, timed out or answered
+    /// nonsense): it loses.
+    Forfeit {
+        /// Who forfeited.
+        loser: Side,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Stopped at `max_plies`, decided by the stores so far.
+    PlyLimit,
+}
+
+/// One finished game.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    /// Game number in the match (0-based); pair = index / 2.
+    pub index: usize,
+    /// The side the player (A) had.
+    pub player_side: Side,
+    /// The game: start position, every move (opening included), final position.
+    pub game: Game,
+    /// Plies of the opening at the start of `game.moves()`.
+    pub opening_plies: usize,
+    /// How it ended.
+    pub end: GameEnd,
+    /// The player's score: 1, ½ or 0.
+    pub score: f64,
+}
+
+impl GameRecord {
+    /// The pair this game belongs to.
+    pub fn pair(&self) -> usize {
+        self.index / 2
+    }
+
+    /// The winner, `None` for a draw.
+    pub fn winner(&self) -> Option<Side> {
+        if self.score > 0.75 {
+            Some(self.player_side)
+        } else if self.score < 0.25 {
+            Some(self.player_side.opponent())
+        } else {
+            None
+        }
+    }
+
+    /// The game as `oware replay` reads it: `FEN;moves`.
+    pub fn replay_line(&self) -> String {
+        format!("{};{}", self.game.start(), self.game.move_text())
+    }
+
+    /// The result as JSON (for the `#` line above each game in record files).
+    pub fn result_json(&self, player: &str, opponent: &str) -> serde_json::Value {
+        let (south, north) = match self.player_side {
+            Side::South => (player, opponent),
+            Side::North => (opponent, player),
+        };
+        let winner = match self.winner() {
+            Some(Side::South) => "S",
+            Some(Side::North) => "N",
+            None => "draw",
+        };
+        let mut v = serde_json::json!({
+            "game": self.index,
+            "pair": self.pair(),
+            "south": south,
+            "north": north,
+            "opening_plies": self.opening_plies,
+            "winner": winner,
+        });
+        match &self.end {
+            GameEnd::Rules { outcome } => {
+                v["reason"] = outcome.reason.name().into();
+                // Whole seeds as integers; halves appear only with "split evenly".
+                let st = outcome.stores().map(|x| {
+                    if x.fract() == 0.0 {
+                        serde_json::json!(x as i64)
+                    } else {
+                        serde_json::json!(x)
+                    }
+                });
+                v["stores"] = serde_json::json!(st);
+            }
+            GameEnd::Forfeit { loser, reason } => {
+                v["reason"] = "forfeit".into();
+                v["forfeit"] =
+                    serde_json::json!({"loser": loser.letter().to_string(), "why": reason});
+            }
+            GameEnd::PlyLimit => v["reason"] = "ply-limit".into(),
+        }
+        v
+    }
+}
+
+/// What a match produced.
+#[derive(Clone, Debug)]
+pub struct MatchReport {
+    /// The player's name (A: the point of view of every figure).
+    pub player: String,
+    /// The opponent's name.
+    pub opponent: String,
+    /// Statistics from the player's view.
+    pub summary: Summary,
+    /// Every finished game, by index.
+    pub games: Vec<GameRecord>,
+    /// Whether the SPRT stopped the match before `games`.
+    pub stopped_early: bool,
+    /// Leaf evaluations made by the MCTS players.
+    pub evaluations: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl MatchReport {
+    /// The game records file: for each game a `# {json result}` line, then `FEN;moves`
+    /// (`oware replay` skips the `#` lines).
+    pub fn records_text(&self) -> String {
+        let mut s = String::new();
+        for g in &self.games {
+            s += &format!(
+                "# {}\n{}\n",
+                g.result_json(&self.player, &self.opponent),
+                g.replay_line()
+            );
+        }
+        s
+    }
+
+    /// The games forfeited, with reasons (for reports).
+    pub fn forfeits(&self) -> Vec<(usize, Side, String)> {
+        self.games
+            .iter()
+            .filter_map(|g| match &g.end {
+                GameEnd::Forfeit { loser, reason } => Some((g.index, *loser, reason.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Progress so far, passed to the callback after every finished game.
+#[derive(Clone, Debug)]
+pub struct MatchProgress {
+    /// Games finished.
+    pub finished: usize,
+    /// Games planned.
+    pub planned: usize,
+    /// Results so far, from the player's view.
+    pub wdl: Wdl,
+    /// Seconds since the start.
+    pub seconds: f64,
+}
+
+/// A match that could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// A setting is wrong.
+    #[error("{0}")]
+    Config(String),
+}
+
+/// One player's move-making machinery for the match.
+enum Driver<'p> {
+    Random,
+    Search {
+        search: Box<BatchSearch>,
+        sims: u32,
+        evaluator: &'p mut dyn Evaluator,
+    },
+}
+
+impl<'p> Driver<'p> {
+    fn new(
+        player: &'p mut Player,
+        cfg: &MatchConfig,
+        slots: usize,
+        which: u64,
+    ) -> Result<Self, MatchError> {
+        Ok(match player {
+            Player::Random => Driver::Random,
+            Player::Search {
+                sims, evaluator, ..
+            } => {
+                let mut mcts = cfg.mcts.clone();
+                mcts.simulations = *sims;
+                mcts.cheap_simulations = *sims;
+                mcts.validate()
+                    .map_err(|e| MatchError::Config(format!("mcts: {e}")))?;
+                let seed = cfg.seed ^ 0x5EA2_C400_0000_0000 ^ which;
+                Driver::Search {
+                    search: Box::new(BatchSearch::new(mcts, cfg.rules, slots, seed)),
+                    sims: *sims,
+                    evaluator: evaluator.as_mut(),
+                }
+            }
+            Player::AlphaBeta(_) | Player::Engine { .. } => {
+                return Err(MatchError::Config(format!(
+                    "player `{}` is not available yet in this build",
+                    player.name()
+                )));
+            }
+        })
+    }
+}
+
+/// A game in flight.
+struct Live {
+    index: usize,
+    game: Game,
+    player_side: Side,
+    opening_plies: usize,
+    /// Random players' generators: [player, opponent].
+    rng: [Rng; 2],
+}
+
+/// Draws the opening of pair `pair`.
+fn opening_for(cfg: &MatchConfig, pair: usize) -> Opening {
+    match &cfg.openings {
+        Openings::List(list) => list[pair % list.len()].clone(),
+        Openings::Random { plies } => {
+            let mut rng = Rng::stream(cfg.seed, pair as u64);
+            // An opening that ends the game (possible only with many plies) is drawn again;
+            // after many failures the longest playable prefix is kept.
+            for _ in 0..1000 {
+                let mut g = Game::new(cfg.rules, Position::start());
+                while g.moves().len() < *plies as usize && !g.is_over() {
+                    let a = rng.pick_bit(g.legal_moves());
+                    let _ = g.play(a);
+                }
+                if !g.is_over() {
+                    return Opening {
+                        start: Position::start(),
+                        moves: g.moves().iter().map(|&(_, a)| a).collect(),
+                    };
+                }
+            }
+            Opening {
+                start: Position::start(),
+                moves: Vec::new(),
+            }
+        }
+    }
+}
+
+/// Plays a match of `player` (A) against `opponent` (B); every figure of the report is
+/// from A's point of view. `progress` is called after every finished game.
+pub fn run_match_with(
+    cfg: &MatchConfig,
+    player: &mut Player,
+    opponent: &mut Player,
+    progress: &mut dyn FnMut(&MatchProgress),
+) -> Result<MatchReport, MatchError> {
+    let t0 = Instant::now();
+    if cfg.games == 0 {
+        return Err(MatchError::Config("a match needs at least 1 game".into()));
+    }
+    if let Some(s) = &cfg.sprt {
+        s.validate().map_err(MatchError::Config)?;
+    }
+    if let Openings::List(l) = &cfg.openings
+        && l.is_empty()
+    {
+        return Err(MatchError::Config("the opening list is empty".into()));
+    }
+    let games = cfg.games.div_ceil(2) * 2;
+    let slots = if cfg.concurrency == 0 && cfg.sprt.is_some() {
+        SPRT_CONCURRENCY.min(games)
+    } else if cfg.concurrency == 0 {
+        games
+    } else {
+        cfg.concurrency.min(games)
+    };
+    let names = [player.name(), opponent.name()];
+    let mut drivers = [
+        Driver::new(player, cfg, slots, 0)?,
+        Driver::new(opponent, cfg, slots, 1)?,
+    ];
+    let mut live: Vec<Option<Live>> = (0..slots).map(|_| None).collect();
+    let mut results: Vec<Option<GameRecord>> = (0..games).map(|_| None).collect();
+    let mut next = 0usize;
+    let mut stop = false;
+    let mut wdl = Wdl::default();
+    let mut penta = Pentanomial::default();
+    let mut finished = 0usize;
+    let mut decided = None;
+
+    // Under an SPRT stop no new pair starts, but a pair half started is completed, so
+    // that every counted game stays paired (games start in index order: 2k, then 2k+1).
+    let start_game = |next: &mut usize, stop: bool| -> Option<Live> {
+        if *next >= games || (stop && next.is_multiple_of(2)) {
+            return None;
+        }
+        let index = *next;
+        *next += 1;
+        let opening = opening_for(cfg, index / 2);
+        let mut game = Game::new(cfg.rules, opening.start);
+        for &a in &opening.moves {
+            // Legal: the openings were played through `Game` when they were made.
+            let _ = game.play(a as usize);
+        }
+        Some(Live {
+            index,
+            player_side: if index.is_multiple_of(2) {
+                Side::South
+            } else {
+                Side::North
+            },
+            opening_plies: game.moves().len(),
+            rng: [
+                Rng::stream(cfg.seed ^ 0xA11C_E000, index as u64),
+                Rng::stream(cfg.seed ^ 0xB0B0_0000, index as u64),
+            ],
+            game,
+        })
+    };
+    let place = |drivers: &mut [Driver; 2], s: usize, l: &Option<Live>| {
+        if let Some(l) = l {
+            for d in drivers.iter_mut() {
+                if let Driver::Search { search, .. } = d {
+                    search.set_game(s, l.game.clone());
+                }
+            }
+        }
+    };
+
+    for s in 0..slots {
+        live[s] = start_game(&mut next, stop);
+        place(&mut drivers, s, &live[s]);
+    }
+
+    let mut evaluations = 0u64;
+    while live.iter().any(Option::is_some) {
+        // 1. Every game whose mover searches begins a search; all are stepped together.
+        for (p, d) in drivers.iter_mut().enumerate() {
+            if let Driver::Search {
+                search,
+                sims,
+                evaluator,
+            } = d
+            {
+                let mut any = false;
+                for (s, l) in live.iter().enumerate() {
+                    if let Some(l) = l
+                        && mover_index(l) == p
+                    {
+                        any |= search.begin(s, *sims, false);
+                    }
+                }
+                if any {
+                    let before = search.evaluated;
+                    search.run(&mut **evaluator);
+                    evaluations += search.evaluated - before;
+                }
+            }
+        }
+        // 2. Every game gets its move.
+        for s in 0..slots {
+            let Some(l) = live[s].as_mut() else { continue };
+            let p = mover_index(l);
+            let chosen: Result<usize, String> = match &mut drivers[p] {
+                Driver::Random => Ok(l.rng[p].pick_bit(l.game.legal_moves())),
+                Driver::Search { search, .. } => Ok(search.result(s).best),
+            };
+            let end = match chosen {
+                Err(reason) => Some(GameEnd::Forfeit {
+                    loser: l.game.position().side,
+                    reason,
+                }),
+                Ok(a) => match l.game.play(a) {
+                    Err(e) => Some(GameEnd::Forfeit {
+                        loser: l.game.position().side,
+                        reason: format!("illegal move: {e}"),
+                    }),
+                    Ok(_) => {
+                        for d in drivers.iter_mut() {
+                            if let Driver::Search { search, .. } = d {
+                                // The same move was legal in the match's copy of the game.
+                                let _ = search.play(s, a);
+                            }
+                        }
+                        if let Some(o) = l.game.outcome() {
+                            Some(GameEnd::Rules { outcome: o })
+                        } else if l.game.moves().len() >= cfg.max_plies {
+                            Some(GameEnd::PlyLimit)
+                        } else {
+                            None
+                        }
+                    }
+                },
+            };
+            let Some(end) = end else { continue };
+            let l = live[s].take().expect("the slot is live");
+            let record = finish(l, end);
+            wdl.add(record.score);
+            let idx = record.index;
+            results[idx] = Some(record);
+            let mate = idx ^ 1;
+            if let Some(m) = &results[mate] {
+                let (a, b) = (results[idx].as_ref().map_or(0.0, |r| r.score), m.score);
+                penta.add_pair(a, b);
+                if let Some(sc) = cfg.sprt {
+                    let t = super::stats::sprt(sc, &wdl, &penta);
+                    if t.decision != Decision::Continue && decided.is_none() {
+                        stop = true;
+                        decided = Some(t);
+                    }
+                }
+            }
+            finished += 1;
+            progress(&MatchProgress {
+                finished,
+                planned: games,
+                wdl,
+                seconds: t0.elapsed().as_secs_f64(),
+            });
+            let new = start_game(&mut next, stop);
+            place(&mut drivers, s, &new);
+            live[s] = new;
+        }
+    }
+
+    let games: Vec<GameRecord> = results.into_iter().flatten().collect();
+    let stopped_early = games.len() < cfg.games.div_ceil(2) * 2;
+    let mut summary = Summary::new(&wdl, &penta, cfg.sprt);
+    // The decision is the one taken when a bound was crossed; the games in flight then,
+    // finished afterwards, count in every other figure.
+    if decided.is_some() {
+        summary.sprt = decided;
+    }
+    Ok(MatchReport {
+        player: names[0].clone(),
+        opponent: names[1].clone(),
+        summary,
+        games,
+        stopped_early,
+        evaluations,
+        seconds: t0.elapsed().as_secs_f64(),
+    })
+}
+
+/// Plays a match without progress reports; see [`run_match_with`].
+pub fn run_match(
+    cfg: &MatchConfig,
+    player: &mut Player,
+    opponent: &mut Player,
+) -> Result<MatchReport, MatchError> {
+    run_match_with(cfg, player, opponent, &mut |_| {})
+}
+
+/// 0 if the player (A) is to move in `l`, 1 if the opponent is.
+fn mover_index(l: &Live) -> usize {
+    usize::from(l.game.position().side != l.player_side)
+}
+
+fn finish(l: Live, end: GameEnd) -> GameRecord {
+    let score_for = |side: Side| -> f64 {
+        match &end {
+            GameEnd::Rules { outcome } => (outcome.score_for(side) as f64 + 1.0) / 2.0,
+            GameEnd::Forfeit { loser, .. } => {
+                if *loser == side {
+                    0.0
+                } else {
+                    1.0
+                }
+            }
+            GameEnd::PlyLimit => {
+                let p = l.game.position();
+                let own = p.stores[side.index()];
+                let opp = p.stores[side.opponent().index()];
+                match own.cmp(&opp) {
+                    std::cmp::Ordering::Greater => 1.0,
+                    std::cmp::Ordering::Less => 0.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                }
+            }
+        }
+    };
+    let score = score_for(l.player_side);
+    GameRecord {
+        index: l.index,
+        player_side: l.player_side,
+        game: l.game,
+        opening_plies: l.opening_plies,
+        end,
+        score,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::player::PlayerSpec;
+
+    fn player(spec: &str) -> Player {
+        Player::from_spec(&spec.parse::<PlayerSpec>().unwrap(), 7).unwrap()
+    }
+
+    fn cfg(games: usize) -> MatchConfig {
+        MatchConfig {
+            games,
+            seed: 42,
+            ..MatchConfig::default()
+        }
+    }
+
+    #[test]
+    fn mcts_beats_random_clearly() {
+        let r = run_match(&cfg(40), &mut player("mcts:sims=64"), &mut player("random")).unwrap();
+        assert_eq!(r.summary.games, 40);
+        assert!(r.summary.score > 0.7, "{}", r.summary.text());
+        assert!(r.evaluations > 0);
+        // Seen from the other side, the same match is the mirror image.
+        let r2 = run_match(&cfg(40), &mut player("random"), &mut player("mcts:sims=64")).unwrap();
+        assert!(r2.summary.score < 0.3, "{}", r2.summary.text());
+    }
+
+    #[test]
+    fn colours_swap_within_each_pair_on_the_same_opening() {
+        let r = run_match(&cfg(11), &mut player("random"), &mut player("random")).unwrap();
+        // 11 games are rounded up to 6 pairs.
+        assert_eq!(r.games.len(), 12);
+        assert_eq!(r.summary.pentanomial.iter().sum::<u64>(), 6);
+        for (i, g) in r.games.iter().enumerate() {
+            assert_eq!(g.index, i);
+            let want = if i.is_multiple_of(2) { Side::South } else { Side::North };
+            assert_eq!(g.player_side, want);
+            assert_eq!(g.opening_plies, 4);
+        }
+        let mut openings = std::collections::HashSet::new();
+        for pair in r.games.chunks(2) {
+            let a = &pair[0].game.moves()[..4];
+            let b = &pair[1].game.moves()[..4];
+            assert_eq!(a, b, "both games of a pair share the opening");
+            assert_eq!(pair[0].game.start(), pair[1].game.start());
+            openings.insert(a.to_vec());
+        }
+        assert!(openings.len() > 1, "pairs get different openings");
+        // Pentanomial counts agree with the games.
+        let mut p = Pentanomial::default();
+        for pair in r.games.chunks(2) {
+            p.add_pair(pair[0].score, pair[1].score);
+        }
+        assert_eq!(p.0, r.summary.pentanomial);
+    }
+
+    #[test]
+    fn records_replay_through_game() {
+        let r = run_match(&cfg(8), &mut player("mcts:sims=16"), &mut player("random")).unwrap();
+        let text = r.records_text();
+        let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(lines.len(), 8);
+        for (line, g) in lines.iter().zip(&r.games) {
+            let (fen, moves) = line.split_once(';').unwrap();
+            let mut replay = Game::new(RuleSet::default(), fen.parse().unwrap());
+            replay.play_text(moves).unwrap();
+            let GameEnd::Rules { outcome } = &g.end else {
+                panic!("no forfeits here")
+            };
+            assert_eq!(replay.outcome().as_ref(), Some(outcome));
+            let want = (outcome.score_for(g.player_side) as f64 + 1.0) / 2.0;
+            assert_eq!(g.score, want);
+        }
+        for line in text.lines().filter(|l| l.starts_with('#')) {
+            let v: serde_json::Value = serde_json::from_str(&line[2..]).unwrap();
+            assert!(v["winner"].is_string() && v["reason"].is_string(), "{v}");
+        }
+    }
+
+    #[test]
+    fn same_seed_same_games_and_concurrency_does_not_matter() {
+        let run = |c: usize, seed: u64| {
+            let mut m = cfg(10);
+            m.concurrency = c;
+            m.seed = seed;
+            let r = run_match(&m, &mut player("mcts:sims=8"), &mut player("random")).unwrap();
+            r.games
+                .iter()
+                .map(|g| g.game.move_text())
+                .collect::<Vec<_>>()
+        };
+        let a = run(0, 3);
+        assert_eq!(a, run(0, 3));
+        assert_eq!(a, run(3, 3), "games in flight change nothing");
+        assert_ne!(a, run(0, 4));
+        // Rollouts draw from one generator in batch order: the same for the same
+        // settings, but not across concurrency.
+        let rollout = || {
+            let r = run_match(
+                &cfg(6),
+                &mut player("mcts:sims=8:eval=rollout"),
+                &mut player("random"),
+            );
+            r.unwrap()
+                .games
+                .iter()
+                .map(|g| g.game.move_text())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(rollout(), rollout());
+    }
+
+    #[test]
+    fn sprt_stops_early_with_complete_pairs() {
+        let mut m = cfg(400);
+        m.sprt = Some(SprtConfig::new(0.0, 35.0));
+        m.concurrency = 16;
+        let r = run_match(&m, &mut player("mcts:sims=32"), &mut player("random")).unwrap();
+        assert!(r.stopped_early, "{}", r.summary.text());
+        assert!(r.games.len() < 400 && r.games.len().is_multiple_of(2));
+        assert_eq!(
+            r.summary.pentanomial.iter().sum::<u64>() * 2,
+            r.summary.games
+        );
+        let s = r.summary.sprt.unwrap();
+        assert_eq!(s.decision, Decision::AcceptH1);
+        assert!(s.llr >= s.bounds[1]);
+    }
+
+    #[test]
+    fn openings_from_text() {
+        let r = RuleSet::default();
+        let o = parse_openings(
+            "# comment\nFfBe\n\n4-4-4-4-4-4-4-4-4-4-4-4-0-0-S\n4-4-4-4-4-4-4-4-4-4-4-4-0-0-S;Cc\n",
+            r,
+        )
+        .unwrap();
+        assert_eq!(o.len(), 3);
+        assert_eq!(o[0].moves, vec![5, 5, 1, 4]);
+        assert!(o[1].moves.is_empty());
+        assert_eq!(o[2].moves, vec![2, 2]);
+        let e = parse_openings("Ff\nFF\n", r).unwrap_err();
+        assert!(e.starts_with("line 2:"), "{e}");
+        let e = parse_openings("1-2-3\n", r).unwrap_err();
+        assert!(e.starts_with("line 1:"), "{e}");
+        assert!(parse_openings("# nothing\n", r).is_err());
+        // A list of openings is used in order, and again from the first.
+        let mut m = cfg(6);
+        m.openings = Openings::List(o);
+        let g = run_match(&m, &mut player("random"), &mut player("random")).unwrap();
+        assert!(g.games[0].game.move_text().starts_with("FfBe"));
+        assert!(g.games[5].game.move_text().starts_with("Cc"));
+    }
+
+    #[test]
+    fn bad_settings_are_errors() {
+        let e = run_match(&cfg(0), &mut player("random"), &mut player("random")).unwrap_err();
+        assert!(e.to_string().contains("at least 1 game"));
+        let mut m = cfg(2);
+        m.openings = Openings::List(vec![]);
+        assert!(run_match(&m, &mut player("random"), &mut player("random")).is_err());
+    }
+}

@@ -1,0 +1,22 @@
+//! Evaluation: matches between players with paired openings and honest statistics
+//! (`oware eval`, `oware ladder`, and the trainer's periodic evaluation).
+//!
+//! - `stats`: W/D/L, Elo with a 95% interval (pentanomial and trinomial), LOS, SPRT.
+//! - `player`: player SPECs (`alphabeta:depth=4`, `mcts:sims=64`, `model:PATH`, …) and
+//!   the players built from them.
+//! - `match`: a match between two players, all games in flight at once, the MCTS
+//!   players' evaluations batched.
+//! - `ladder`: the model against alpha-beta at increasing depths, on a fixed Elo scale.
+
+mod ladder;
+mod r#match;
+pub mod player;
+pub mod stats;
+
+pub use ladder::{LadderConfig, LadderReport, LadderRung, run_ladder};
+pub use r#match::{
+    GameEnd, GameRecord, MatchConfig, MatchError, MatchProgress, MatchReport, Opening, Openings,
+    parse_openings, run_match, run_match_with,
+};
+pub use player::{AlphaBetaLimit, MctsEval, Player, PlayerError, PlayerSpec, SpecError};
+pub use stats::{Decision, Pentanomial, Sprt, SprtConfig, Summary, Wdl};

@@ -1,0 +1,414 @@
+//! Player specifications (`alphabeta:depth=4`, `mcts:sims=64:eval=rollout`, `random`,
+//! `model:PATH:sims=N`, `engine:"COMMAND"`) and the players built from them.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use crate::search::{Evaluator, RolloutEvaluator, UniformEvaluator};
+
+/// Simulations per move when a spec does not say (the self-play default).
+pub const DEFAULT_SIMS: u32 = 64;
+
+/// Random playouts per leaf of `mcts:…:eval=rollout`.
+pub const ROLLOUTS_PER_LEAF: u32 = 1;
+
+/// The evaluator of an `mcts:` player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MctsEval {
+    /// Uniform priors, value 0.
+    Uniform,
+    /// Uniform priors, value from random playouts.
+    Rollout,
+}
+
+/// How an `alphabeta:` player limits its search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AlphaBetaLimit {
+    /// Exactly this many plies (deterministic).
+    Depth(u32),
+    /// This many milliseconds of wall-clock time per move (not deterministic).
+    MoveTime(u64),
+}
+
+/// A player as written on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayerSpec {
+    /// The alpha-beta baseline.
+    AlphaBeta(AlphaBetaLimit),
+    /// MCTS with a stand-in evaluator.
+    Mcts {
+        /// Simulations per move.
+        sims: u32,
+        /// The evaluator.
+        eval: MctsEval,
+    },
+    /// A uniformly random legal move.
+    Random,
+    /// A trained checkpoint searched by MCTS.
+    Model {
+        /// The checkpoint (a directory, or a run directory whose latest is taken).
+        path: PathBuf,
+        /// Simulations per move.
+        sims: u32,
+    },
+    /// An external program speaking `shared/ENGINE-PROTOCOL.md`.
+    Engine {
+        /// The command line (split on whitespace; no shell).
+        command: String,
+    },
+}
+
+/// A SPEC that could not be read; the message says what was wrong and what is accepted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("player `{spec}`: {message}")]
+pub struct SpecError {
+    /// The text given.
+    pub spec: String,
+    /// What was wrong.
+    pub message: String,
+}
+
+/// What SPECs look like, for error messages and `--help`.
+pub const SPEC_HELP: &str = "alphabeta:depth=N, alphabeta:movetime=MS, mcts:sims=N[:eval=uniform|rollout], \
+     random, model:PATH[:sims=N], engine:\"COMMAND\"";
+
+fn positive<T: FromStr + PartialOrd + Default>(key: &str, v: &str) -> Result<T, String> {
+    match v.parse::<T>() {
+        Ok(x) if x > T::default() => Ok(x),
+        _ => Err(format!("{key}={v}: expected a positive whole number")),
+    }
+}
+
+/// Splits `k=v` options separated by `:`; rejects anything else.
+fn options(rest: &str) -> Result<Vec<(&str, &str)>, String> {
+    rest.split(':')
+        .filter(|s| !s.is_empty())
+        .map(|o| {
+            o.split_once('=')
+                .map(|(k, v)| (k.trim(), v.trim()))
+                .ok_or_else(|| format!("option `{o}` is not KEY=VALUE"))
+        })
+        .collect()
+}
+
+fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
+    let (kind, rest) = s.split_once(':').unwrap_or((s, ""));
+    match kind.trim() {
+        "random" => {
+            if rest.is_empty() {
+                Ok(PlayerSpec::Random)
+            } else {
+                Err("`random` takes no options".into())
+            }
+        }
+        "alphabeta" | "ab" => {
+            let opts = options(rest)?;
+            let mut limit = None;
+            for (k, v) in opts {
+                let l = match k {
+                    "depth" => AlphaBetaLimit::Depth(positive(k, v)?),
+                    "movetime" => AlphaBetaLimit::MoveTime(positive(k, v)?),
+                    _ => {
+                        return Err(format!(
+                            "unknown option `{k}` (alphabeta takes depth= or movetime=)"
+                        ));
+                    }
+                };
+                if limit.replace(l).is_some() {
+                    return Err("give one of depth= or movetime=, once".into());
+                }
+            }
+            if let Some(AlphaBetaLimit::Depth(d)) = limit
+                && d > 64
+            {
+                return Err(format!("depth={d}: at most 64"));
+            }
+            limit
+                .map(PlayerSpec::AlphaBeta)
+                .ok_or_else(|| "alphabeta needs depth=N or movetime=MS".into())
+        }
+        "mcts" => {
+            let mut sims = DEFAULT_SIMS;
+            let mut eval = MctsEval::Uniform;
+            for (k, v) in options(rest)? {
+                match k {
+                    "sims" => sims = positive(k, v)?,
+                    "eval" => {
+                        eval = match v {
+                            "uniform" => MctsEval::Uniform,
+                            "rollout" => MctsEval::Rollout,
+                            _ => return Err(format!("eval={v}: expected uniform or rollout")),
+                        }
+                    }
+                    _ => return Err(format!("unknown option `{k}` (mcts takes sims= and eval=)")),
+                }
+            }
+            Ok(PlayerSpec::Mcts { sims, eval })
+        }
+        "model" => {
+            // The path may itself hold `:` (rare); options are the trailing `:k=v` parts.
+            let mut parts: Vec<&str> = rest.split(':').collect();
+            let mut sims = DEFAULT_SIMS;
+            while parts.len() > 1 {
+                let last = parts[parts.len() - 1];
+                match last.split_once('=') {
+                    Some(("sims", v)) => sims = positive("sims", v.trim())?,
+                    Some((k, _)) => {
+                        return Err(format!("unknown option `{k}` (model takes sims=)"));
+                    }
+                    None => break,
+                }
+                parts.pop();
+            }
+            let path = parts.join(":");
+            if path.trim().is_empty() {
+                return Err("model needs a path: model:PATH[:sims=N]".into());
+            }
+            Ok(PlayerSpec::Model {
+                path: PathBuf::from(path),
+                sims,
+            })
+        }
+        "engine" => {
+            let r = rest.trim();
+            let command = r
+                .strip_prefix('"')
+                .and_then(|x| x.strip_suffix('"'))
+                .or_else(|| r.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')))
+                .unwrap_or(r)
+                .trim();
+            if command.is_empty() {
+                return Err("engine needs a command: engine:\"PROGRAM ARGS\"".into());
+            }
+            Ok(PlayerSpec::Engine {
+                command: command.to_string(),
+            })
+        }
+        "" => Err(format!("empty; expected one of {SPEC_HELP}")),
+        other => Err(format!(
+            "unknown player kind `{other}`; expected one of {SPEC_HELP}"
+        )),
+    }
+}
+
+impl FromStr for PlayerSpec {
+    type Err = SpecError;
+
+    fn from_str(s: &str) -> Result<PlayerSpec, SpecError> {
+        parse_spec(s.trim()).map_err(|message| SpecError {
+            spec: s.to_string(),
+            message,
+        })
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerSpec::AlphaBeta(AlphaBetaLimit::Depth(d)) => write!(f, "alphabeta:depth={d}"),
+            PlayerSpec::AlphaBeta(AlphaBetaLimit::MoveTime(ms)) => {
+                write!(f, "alphabeta:movetime={ms}")
+            }
+            PlayerSpec::Mcts { sims, eval } => {
+                let e = match eval {
+                    MctsEval::Uniform => "uniform",
+                    MctsEval::Rollout => "rollout",
+                };
+                write!(f, "mcts:sims={sims}:eval={e}")
+            }
+            PlayerSpec::Random => write!(f, "random"),
+            PlayerSpec::Model { path, sims } => write!(f, "model:{}:sims={sims}", path.display()),
+            PlayerSpec::Engine { command } => write!(f, "engine:\"{command}\""),
+        }
+    }
+}
+
+/// A player ready to play a match.
+pub enum Player {
+    /// A uniformly random legal move (from the match seed).
+    Random,
+    /// The alpha-beta baseline.
+    AlphaBeta(AlphaBetaLimit),
+    /// MCTS (`BatchSearch`) over every game of the match with `evaluator` judging the
+    /// leaves of all of them in one batch. The trainer builds this from its in-memory
+    /// network; `oware eval` from a SPEC.
+    Search {
+        /// Shown in reports.
+        name: String,
+        /// Simulations per move.
+        sims: u32,
+        /// The evaluator.
+        evaluator: Box<dyn Evaluator>,
+    },
+    /// An external engine (one process, asked for every game's moves in turn).
+    Engine {
+        /// The command line.
+        command: String,
+    },
+}
+
+impl fmt::Debug for Player {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Player({})", self.name())
+    }
+}
+
+impl Player {
+    /// An MCTS player searching `sims` simulations per move with `evaluator` (e.g. the
+    /// trainer's network in memory).
+    pub fn search(name: impl Into<String>, sims: u32, evaluator: Box<dyn Evaluator>) -> Player {
+        Player::Search {
+            name: name.into(),
+            sims: sims.max(1),
+            evaluator,
+        }
+    }
+
+    /// Builds the player a SPEC names. `seed` seeds any randomness of its evaluator.
+    pub fn from_spec(spec: &PlayerSpec, seed: u64) -> Result<Player, PlayerError> {
+        match spec {
+            PlayerSpec::Random => Ok(Player::Random),
+            PlayerSpec::AlphaBeta(l) => Ok(Player::AlphaBeta(*l)),
+            PlayerSpec::Mcts { sims, eval } => {
+                let e: Box<dyn Evaluator> = match eval {
+                    MctsEval::Uniform => Box::new(UniformEvaluator),
+                    MctsEval::Rollout => Box::new(RolloutEvaluator::new(ROLLOUTS_PER_LEAF, seed)),
+                };
+                Ok(Player::search(spec.to_string(), *sims, e))
+            }
+            PlayerSpec::Model { .. } => Err(PlayerError::NotAvailable {
+                spec: spec.to_string(),
+                what: "model players need the network module (branch `net`)",
+            }),
+            PlayerSpec::Engine { command } => Ok(Player::Engine {
+                command: command.clone(),
+            }),
+        }
+    }
+
+    /// A short description for reports.
+    pub fn name(&self) -> String {
+        match self {
+            Player::Random => "random".into(),
+            Player::AlphaBeta(l) => PlayerSpec::AlphaBeta(*l).to_string(),
+            Player::Search { name, .. } => name.clone(),
+            Player::Engine { command } => format!("engine:\"{command}\""),
+        }
+    }
+}
+
+/// A player that could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    /// This kind of player is not built into this version.
+    #[error("player `{spec}` is not available yet: {what}")]
+    NotAvailable {
+        /// The spec.
+        spec: String,
+        /// Why.
+        what: &'static str,
+    },
+    /// A model could not be loaded.
+    #[error("player `{spec}`: cannot load the model: {message}")]
+    Model {
+        /// The spec.
+        spec: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> PlayerSpec {
+        s.parse().unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    fn err(s: &str) -> String {
+        s.parse::<PlayerSpec>().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn specs_parse() {
+        assert_eq!(p("random"), PlayerSpec::Random);
+        assert_eq!(
+            p("alphabeta:depth=4"),
+            PlayerSpec::AlphaBeta(AlphaBetaLimit::Depth(4))
+        );
+        assert_eq!(
+            p("alphabeta:movetime=50"),
+            PlayerSpec::AlphaBeta(AlphaBetaLimit::MoveTime(50))
+        );
+        assert_eq!(
+            p("mcts:sims=64"),
+            PlayerSpec::Mcts {
+                sims: 64,
+                eval: MctsEval::Uniform
+            }
+        );
+        assert_eq!(
+            p("mcts:sims=8:eval=rollout"),
+            PlayerSpec::Mcts {
+                sims: 8,
+                eval: MctsEval::Rollout
+            }
+        );
+        assert_eq!(
+            p("model:runs/a/ckpt:sims=32"),
+            PlayerSpec::Model {
+                path: "runs/a/ckpt".into(),
+                sims: 32
+            }
+        );
+        assert_eq!(
+            p("model:C:/x"),
+            PlayerSpec::Model {
+                path: "C:/x".into(),
+                sims: DEFAULT_SIMS
+            }
+        );
+        assert_eq!(
+            p("engine:\"./oware engine\""),
+            PlayerSpec::Engine {
+                command: "./oware engine".into()
+            }
+        );
+        assert_eq!(
+            p("engine:aalina"),
+            PlayerSpec::Engine {
+                command: "aalina".into()
+            }
+        );
+        for s in [
+            "random",
+            "alphabeta:depth=3",
+            "mcts:sims=5:eval=rollout",
+            "model:x:sims=3",
+            "engine:\"a b\"",
+        ] {
+            assert_eq!(p(&p(s).to_string()), p(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn bad_specs_say_what_is_wrong() {
+        assert!(err("minimax").contains("unknown player kind `minimax`"));
+        assert!(err("minimax").contains("alphabeta:depth=N"));
+        assert!(err("alphabeta").contains("needs depth=N or movetime=MS"));
+        assert!(err("alphabeta:depth=0").contains("positive whole number"));
+        assert!(err("alphabeta:depth=x").contains("depth=x"));
+        assert!(err("alphabeta:depth=2:movetime=4").contains("once"));
+        assert!(err("alphabeta:speed=2").contains("unknown option `speed`"));
+        assert!(err("mcts:sims=-1").contains("sims=-1"));
+        assert!(err("mcts:eval=net").contains("uniform or rollout"));
+        assert!(err("mcts:64").contains("KEY=VALUE"));
+        assert!(err("random:x=1").contains("no options"));
+        assert!(err("model:").contains("needs a path"));
+        assert!(err("model:a:temp=1").contains("unknown option `temp`"));
+        assert!(err("engine:").contains("needs a command"));
+        assert!(err("").contains("empty"));
+    }
+}

@@ -1,0 +1,205 @@
+//! `oware eval`: a match between two players, with honest statistics.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+
+use crate::arena::{
+    MatchConfig, MatchProgress, MatchReport, Openings, Player, PlayerSpec, SprtConfig,
+    parse_openings, run_match_with,
+};
+
+/// Arguments of `oware eval`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "SPEC: alphabeta:depth=N | alphabeta:movetime=MS | \
+    mcts:sims=N[:eval=uniform|rollout] | random | model:PATH[:sims=N] | engine:\"COMMAND\"\n\n\
+    Every opening is played twice, colours swapped; all figures are from --player's view. \
+    The Elo interval is pentanomial (one trial per game pair).")]
+pub struct Args {
+    /// The player whose strength is measured (SPEC).
+    #[arg(long, conflicts_with = "model")]
+    player: Option<String>,
+    /// Short for `--player model:PATH:sims=N` (with --sims).
+    #[arg(long, value_name = "PATH")]
+    model: Option<PathBuf>,
+    /// Simulations per move of --model.
+    #[arg(long, requires = "model", default_value_t = crate::arena::player::DEFAULT_SIMS)]
+    sims: u32,
+    /// The opponent (SPEC).
+    #[arg(long)]
+    opponent: String,
+    /// Games to play (rounded up to an even number: each opening is played twice).
+    #[arg(long, default_value_t = 100)]
+    games: usize,
+    /// Random plies from the start position for each opening.
+    #[arg(long, default_value_t = 4, conflicts_with = "openings")]
+    openings_plies: u32,
+    /// File of openings, one per line: FEN, moves, or FEN;moves (used in order, cycled).
+    #[arg(long, value_name = "FILE")]
+    openings: Option<PathBuf>,
+    /// Seed of the openings and of every random choice.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Rule set: abapa, awari, grand-slam-captures, ouril, traditional.
+    #[arg(long, default_value = "abapa")]
+    rules: String,
+    /// Stop early when an SPRT of elo0 against elo1 decides (α = β = 0.05), e.g. `0,35`.
+    #[arg(long, value_name = "ELO0,ELO1")]
+    sprt: Option<String>,
+    /// Games in flight at once (0 = all).
+    #[arg(long, default_value_t = 0)]
+    concurrency: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Write the game records here (`# {result}` line, then `FEN;moves`, per game;
+    /// readable by `oware replay`).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// No progress line on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Parses a SPEC and builds its player, naming the flag on error.
+pub(crate) fn build_player(flag: &str, spec: &str, seed: u64) -> Result<Player> {
+    let s: PlayerSpec = spec.parse().with_context(|| flag.to_string())?;
+    Player::from_spec(&s, seed).with_context(|| flag.to_string())
+}
+
+/// The progress line: games done, W/D/L so far, rate.
+pub(crate) fn progress_line(quiet: bool) -> impl FnMut(&MatchProgress) {
+    let mut last = std::time::Instant::now();
+    move |p: &MatchProgress| {
+        if quiet {
+            return;
+        }
+        let done = p.finished == p.planned;
+        if !done && last.elapsed().as_millis() < 200 {
+            return;
+        }
+        last = std::time::Instant::now();
+        let mut e = std::io::stderr().lock();
+        let _ = write!(
+            e,
+            "\r{}/{} games  +{} ={} -{}  {:.1}s ",
+            p.finished, p.planned, p.wdl.wins, p.wdl.draws, p.wdl.losses, p.seconds
+        );
+        let _ = e.flush();
+    }
+}
+
+/// The report as one JSON object.
+pub(crate) fn report_json(r: &MatchReport) -> serde_json::Value {
+    let s = &r.summary;
+    let mut v = json!({
+        "player": r.player,
+        "opponent": r.opponent,
+        "games": s.games,
+        "wins": s.wins,
+        "draws": s.draws,
+        "losses": s.losses,
+        "score": s.score,
+        "elo": s.elo,
+        "elo_clamped": s.elo_clamped,
+        "elo_ci95": s.elo_ci95,
+        "ci_model": s.ci_model,
+        "elo_ci95_trinomial": s.elo_ci95_trinomial,
+        "los": s.los,
+        "pentanomial": {
+            "LL": s.pentanomial[0], "LD": s.pentanomial[1], "DD_WL": s.pentanomial[2],
+            "WD": s.pentanomial[3], "WW": s.pentanomial[4],
+        },
+        "stopped_early": r.stopped_early,
+        "forfeits": r.forfeits().iter().map(|(g, side, why)| {
+            json!({"game": g, "side": side.letter().to_string(), "reason": why})
+        }).collect::<Vec<_>>(),
+        "evaluations": r.evaluations,
+        "seconds": r.seconds,
+    });
+    if let Some(t) = &s.sprt {
+        v["sprt"] = json!({
+            "elo0": t.config.elo0, "elo1": t.config.elo1,
+            "alpha": t.config.alpha, "beta": t.config.beta,
+            "llr": t.llr, "bounds": t.bounds, "decision": t.decision,
+            "model": t.model, "games": t.games,
+        });
+    }
+    v
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let rules = super::parse_rules(&a.rules)?;
+    let player_spec = match (&a.player, &a.model) {
+        (Some(p), None) => p.clone(),
+        (None, Some(m)) => format!("model:{}:sims={}", m.display(), a.sims),
+        _ => bail!("give the player to measure: --player SPEC or --model PATH"),
+    };
+    let mut player = build_player("--player", &player_spec, a.seed)?;
+    let mut opponent = build_player("--opponent", &a.opponent, a.seed ^ 1)?;
+    let openings = match &a.openings {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("--openings: cannot read {}", path.display()))?;
+            let list = parse_openings(&text, rules)
+                .map_err(|e| anyhow::anyhow!("--openings {}: {e}", path.display()))?;
+            Openings::List(list)
+        }
+        None => Openings::Random {
+            plies: a.openings_plies,
+        },
+    };
+    let sprt = match &a.sprt {
+        Some(s) => Some(
+            s.parse::<SprtConfig>()
+                .map_err(|e| anyhow::anyhow!("--sprt: {e}"))?,
+        ),
+        None => None,
+    };
+    let cfg = MatchConfig {
+        rules,
+        games: a.games,
+        openings,
+        seed: a.seed,
+        sprt,
+        concurrency: a.concurrency,
+        ..MatchConfig::default()
+    };
+    // Fail on an unwritable --out before playing, not after.
+    let mut out_file = match &a.out {
+        Some(p) => Some(
+            std::fs::File::create(p)
+                .with_context(|| format!("--out: cannot create {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let mut progress = progress_line(a.quiet);
+    let report = run_match_with(&cfg, &mut player, &mut opponent, &mut progress)?;
+    if !a.quiet {
+        eprintln!();
+    }
+    if let (Some(f), Some(p)) = (out_file.as_mut(), &a.out) {
+        f.write_all(report.records_text().as_bytes())
+            .with_context(|| format!("--out: cannot write {}", p.display()))?;
+    }
+    if a.json {
+        super::out(&format!("{}\n", report_json(&report)))?;
+    } else {
+        let mut t = format!("{} vs {}\n", report.player, report.opponent);
+        t += &report.summary.text();
+        if report.stopped_early {
+            t += "stopped early by the SPRT\n";
+        }
+        for (g, side, why) in report.forfeits() {
+            t += &format!("game {g}: {side} forfeited: {why}\n");
+        }
+        t += &format!(
+            "{:.1}s, {} evaluations\n",
+            report.seconds, report.evaluations
+        );
+        super::out(&t)?;
+    }
+    Ok(())
+}
