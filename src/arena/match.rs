@@ -656,7 +656,11 @@ mod tests {
         assert_eq!(r.summary.pentanomial.iter().sum::<u64>(), 6);
         for (i, g) in r.games.iter().enumerate() {
             assert_eq!(g.index, i);
-            let want = if i.is_multiple_of(2) { Side::South } else { Side::North };
+            let want = if i.is_multiple_of(2) {
+                Side::South
+            } else {
+                Side::North
+            };
             assert_eq!(g.player_side, want);
             assert_eq!(g.opening_plies, 4);
         }
