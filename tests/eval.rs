@@ -1,0 +1,148 @@
+//! `oware eval` and `oware ladder` through the command line.
+
+use std::process::{Command, Output};
+
+fn oware(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_oware"))
+        .args(args)
+        .output()
+        .expect("the oware binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn eval_json_has_the_promised_fields() {
+    let o = oware(&[
+        "eval",
+        "--player",
+        "mcts:sims=32",
+        "--opponent",
+        "random",
+        "--games",
+        "20",
+        "--json",
+        "--seed",
+        "5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    for k in [
+        "games",
+        "wins",
+        "draws",
+        "losses",
+        "score",
+        "elo",
+        "los",
+        "pentanomial",
+    ] {
+        assert!(!v[k].is_null(), "missing {k}: {v}");
+    }
+    assert_eq!(v["games"], 20);
+    let ci = v["elo_ci95"].as_array().unwrap();
+    assert_eq!(ci.len(), 2);
+    let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+    let elo = v["elo"].as_f64().unwrap();
+    assert!(lo <= elo && elo <= hi, "{v}");
+    assert!(v.get("sprt").is_none());
+    // The progress line goes to stderr.
+    assert!(stderr(&o).contains("20/20 games"), "{}", stderr(&o));
+}
+
+#[test]
+fn eval_records_replay_and_sprt_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("games.txt");
+    let o = oware(&[
+        "eval",
+        "--player",
+        "mcts:sims=32",
+        "--opponent",
+        "random",
+        "--games",
+        "200",
+        "--sprt",
+        "0,35",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("SPRT elo0 0 elo1 35"), "{text}");
+    assert!(text.contains("H1 accepted"), "{text}");
+    assert!(text.contains("stopped early"), "{text}");
+    let records = std::fs::read_to_string(&out).unwrap();
+    let games = records.lines().filter(|l| !l.starts_with('#')).count();
+    assert!(games > 0 && games < 200 && games % 2 == 0, "{games}");
+    // Every record replays to a finished game.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oware"))
+        .arg("replay")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(records.as_bytes())
+        .unwrap();
+    let r = child.wait_with_output().unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&r.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.iter().all(|v| v.get("error").is_none()));
+    let over = lines.iter().filter(|v| v["over"] == true).count();
+    assert_eq!(over, games);
+}
+
+#[test]
+fn bad_input_is_a_clear_error_not_a_panic() {
+    for (args, want) in [
+        (
+            vec!["--player", "minimax", "--opponent", "random"],
+            "unknown player kind `minimax`",
+        ),
+        (
+            vec!["--player", "random", "--opponent", "mcts:sims=x"],
+            "--opponent",
+        ),
+        (
+            vec![
+                "--player",
+                "random",
+                "--opponent",
+                "random",
+                "--sprt",
+                "35,0",
+            ],
+            "elo0 < elo1",
+        ),
+        (
+            vec!["--player", "random", "--opponent", "random", "--games", "0"],
+            "at least 1 game",
+        ),
+        (
+            vec!["--opponent", "random"],
+            "--player SPEC or --model PATH",
+        ),
+    ] {
+        let mut a = vec!["eval"];
+        a.extend(args);
+        let o = oware(&a);
+        assert!(!o.status.success(), "{a:?}");
+        let e = stderr(&o);
+        assert!(e.contains(want), "{a:?}: {e}");
+        assert!(!e.contains("panicked"), "{a:?}: {e}");
+    }
+}
