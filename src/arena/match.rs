@@ -626,7 +626,7 @@ mod tests {
     use crate::arena::player::PlayerSpec;
 
     fn player(spec: &str) -> Player {
-        Player::from_spec(&spec.parse::<PlayerSpec>().unwrap(), 7).unwrap()
+        Player::from_spec(&spec.parse::<PlayerSpec>().unwrap(), RuleSet::default(), 7).unwrap()
     }
 
     fn cfg(games: usize) -> MatchConfig {

@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
+use crate::game::RuleSet;
 use crate::search::{Evaluator, RolloutEvaluator, UniformEvaluator};
 
 /// Simulations per move when a spec does not say (the self-play default).
@@ -265,8 +266,10 @@ impl Player {
         }
     }
 
-    /// Builds the player a SPEC names. `seed` seeds any randomness of its evaluator.
-    pub fn from_spec(spec: &PlayerSpec, seed: u64) -> Result<Player, PlayerError> {
+    /// Builds the player a SPEC names for games under `rules` (a model trained for other
+    /// rules is refused). `seed` seeds any randomness of its evaluator.
+    pub fn from_spec(spec: &PlayerSpec, rules: RuleSet, seed: u64) -> Result<Player, PlayerError> {
+        let _ = rules;
         match spec {
             PlayerSpec::Random => Ok(Player::Random),
             PlayerSpec::AlphaBeta(l) => Ok(Player::AlphaBeta(*l)),

@@ -10,6 +10,7 @@ use crate::arena::{
     MatchConfig, MatchProgress, MatchReport, Openings, Player, PlayerSpec, SprtConfig,
     parse_openings, run_match_with,
 };
+use crate::game::RuleSet;
 
 /// Arguments of `oware eval`.
 #[derive(clap::Args, Debug)]
@@ -64,9 +65,9 @@ pub struct Args {
 }
 
 /// Parses a SPEC and builds its player, naming the flag on error.
-pub(crate) fn build_player(flag: &str, spec: &str, seed: u64) -> Result<Player> {
+pub(crate) fn build_player(flag: &str, spec: &str, rules: RuleSet, seed: u64) -> Result<Player> {
     let s: PlayerSpec = spec.parse().with_context(|| flag.to_string())?;
-    Player::from_spec(&s, seed).with_context(|| flag.to_string())
+    Player::from_spec(&s, rules, seed).with_context(|| flag.to_string())
 }
 
 /// The progress line: games done, W/D/L so far, rate.
@@ -137,8 +138,8 @@ pub fn run(a: Args) -> Result<()> {
         (None, Some(m)) => format!("model:{}:sims={}", m.display(), a.sims),
         _ => bail!("give the player to measure: --player SPEC or --model PATH"),
     };
-    let mut player = build_player("--player", &player_spec, a.seed)?;
-    let mut opponent = build_player("--opponent", &a.opponent, a.seed ^ 1)?;
+    let mut player = build_player("--player", &player_spec, rules, a.seed)?;
+    let mut opponent = build_player("--opponent", &a.opponent, rules, a.seed ^ 1)?;
     let openings = match &a.openings {
         Some(path) => {
             let text = std::fs::read_to_string(path)

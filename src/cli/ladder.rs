@@ -57,7 +57,7 @@ pub fn run(a: Args) -> Result<()> {
         (None, Some(m)) => format!("model:{}:sims={}", m.display(), a.sims),
         _ => anyhow::bail!("give the player to rate: --model PATH or --player SPEC"),
     };
-    let mut player = super::eval::build_player("--model", &spec, a.seed)?;
+    let mut player = super::eval::build_player("--model", &spec, rules, a.seed)?;
     let cfg = LadderConfig {
         matches: MatchConfig {
             rules,
