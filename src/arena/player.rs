@@ -57,8 +57,13 @@ pub enum PlayerSpec {
     Engine {
         /// The command line (split on whitespace; no shell).
         command: String,
+        /// What it is told to search for each move (`go depth N` or `go movetime MS`).
+        limit: AlphaBetaLimit,
     },
 }
+
+/// An engine's limit when its SPEC gives none: `go movetime 100`.
+pub const DEFAULT_ENGINE_LIMIT: AlphaBetaLimit = AlphaBetaLimit::MoveTime(100);
 
 /// A SPEC that could not be read; the message says what was wrong and what is accepted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -72,7 +77,7 @@ pub struct SpecError {
 
 /// What SPECs look like, for error messages and `--help`.
 pub const SPEC_HELP: &str = "alphabeta:depth=N, alphabeta:movetime=MS, mcts:sims=N[:eval=uniform|rollout], \
-     random, model:PATH[:sims=N], engine:\"COMMAND\"";
+     random, model:PATH[:sims=N], engine:\"COMMAND\"[:depth=N|:movetime=MS]";
 
 fn positive<T: FromStr + PartialOrd + Default>(key: &str, v: &str) -> Result<T, String> {
     match v.parse::<T>() {
@@ -172,18 +177,47 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
             })
         }
         "engine" => {
+            // `engine:"PROGRAM ARGS"[:depth=N|:movetime=MS]`; quotes optional without spaces.
             let r = rest.trim();
-            let command = r
-                .strip_prefix('"')
-                .and_then(|x| x.strip_suffix('"'))
-                .or_else(|| r.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')))
-                .unwrap_or(r)
-                .trim();
+            let (command, opts) = match r.chars().next() {
+                Some(q @ ('"' | '\'')) => {
+                    let body = &r[1..];
+                    let end = body
+                        .find(q)
+                        .ok_or_else(|| format!("unclosed {q} in the engine command"))?;
+                    let after = &body[end + 1..];
+                    if !(after.is_empty() || after.starts_with(':')) {
+                        return Err(format!("unexpected `{after}` after the quoted command"));
+                    }
+                    (&body[..end], after)
+                }
+                _ => match r.find(':') {
+                    Some(i) => (&r[..i], &r[i..]),
+                    None => (r, ""),
+                },
+            };
+            let command = command.trim();
             if command.is_empty() {
                 return Err("engine needs a command: engine:\"PROGRAM ARGS\"".into());
             }
+            let mut limit = None;
+            for (k, v) in options(opts)? {
+                let l = match k {
+                    "depth" => AlphaBetaLimit::Depth(positive(k, v)?),
+                    "movetime" => AlphaBetaLimit::MoveTime(positive(k, v)?),
+                    _ => {
+                        return Err(format!(
+                            "unknown option `{k}` (engine takes depth= or movetime=)"
+                        ));
+                    }
+                };
+                if limit.replace(l).is_some() {
+                    return Err("give one of depth= or movetime=, once".into());
+                }
+            }
             Ok(PlayerSpec::Engine {
                 command: command.to_string(),
+                limit: limit.unwrap_or(DEFAULT_ENGINE_LIMIT),
             })
         }
         "" => Err(format!("empty; expected one of {SPEC_HELP}")),
@@ -220,7 +254,13 @@ impl fmt::Display for PlayerSpec {
             }
             PlayerSpec::Random => write!(f, "random"),
             PlayerSpec::Model { path, sims } => write!(f, "model:{}:sims={sims}", path.display()),
-            PlayerSpec::Engine { command } => write!(f, "engine:\"{command}\""),
+            PlayerSpec::Engine { command, limit } => {
+                write!(f, "engine:\"{command}\"")?;
+                match limit {
+                    AlphaBetaLimit::Depth(d) => write!(f, ":depth={d}"),
+                    AlphaBetaLimit::MoveTime(ms) => write!(f, ":movetime={ms}"),
+                }
+            }
         }
     }
 }
@@ -246,6 +286,8 @@ pub enum Player {
     Engine {
         /// The command line.
         command: String,
+        /// What it is told to search for each move.
+        limit: AlphaBetaLimit,
     },
 }
 
@@ -284,8 +326,9 @@ impl Player {
                 spec: spec.to_string(),
                 what: "model players need the network module (branch `net`)",
             }),
-            PlayerSpec::Engine { command } => Ok(Player::Engine {
-                command: command.clone(),
+            PlayerSpec::Engine { .. } => Err(PlayerError::NotAvailable {
+                spec: spec.to_string(),
+                what: "engine players need the protocol client (branch `alphabeta`)",
             }),
         }
     }
@@ -296,7 +339,11 @@ impl Player {
             Player::Random => "random".into(),
             Player::AlphaBeta(l) => PlayerSpec::AlphaBeta(*l).to_string(),
             Player::Search { name, .. } => name.clone(),
-            Player::Engine { command } => format!("engine:\"{command}\""),
+            Player::Engine { command, limit } => PlayerSpec::Engine {
+                command: command.clone(),
+                limit: *limit,
+            }
+            .to_string(),
         }
     }
 }
@@ -376,13 +423,22 @@ mod tests {
         assert_eq!(
             p("engine:\"./oware engine\""),
             PlayerSpec::Engine {
-                command: "./oware engine".into()
+                command: "./oware engine".into(),
+                limit: DEFAULT_ENGINE_LIMIT,
             }
         );
         assert_eq!(
-            p("engine:aalina"),
+            p("engine:aalina:depth=6"),
             PlayerSpec::Engine {
-                command: "aalina".into()
+                command: "aalina".into(),
+                limit: AlphaBetaLimit::Depth(6),
+            }
+        );
+        assert_eq!(
+            p("engine:'a b':movetime=20"),
+            PlayerSpec::Engine {
+                command: "a b".into(),
+                limit: AlphaBetaLimit::MoveTime(20),
             }
         );
         for s in [
@@ -391,6 +447,7 @@ mod tests {
             "mcts:sims=5:eval=rollout",
             "model:x:sims=3",
             "engine:\"a b\"",
+            "engine:\"a b\":depth=3",
         ] {
             assert_eq!(p(&p(s).to_string()), p(s), "{s}");
         }
@@ -412,6 +469,9 @@ mod tests {
         assert!(err("model:").contains("needs a path"));
         assert!(err("model:a:temp=1").contains("unknown option `temp`"));
         assert!(err("engine:").contains("needs a command"));
+        assert!(err("engine:\"a b").contains("unclosed"));
+        assert!(err("engine:\"a b\"x").contains("unexpected `x`"));
+        assert!(err("engine:a:nodes=5").contains("unknown option `nodes`"));
         assert!(err("").contains("empty"));
     }
 }

@@ -15,7 +15,8 @@ use crate::game::RuleSet;
 /// Arguments of `oware eval`.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "SPEC: alphabeta:depth=N | alphabeta:movetime=MS | \
-    mcts:sims=N[:eval=uniform|rollout] | random | model:PATH[:sims=N] | engine:\"COMMAND\"\n\n\
+    mcts:sims=N[:eval=uniform|rollout] | random | model:PATH[:sims=N] | \
+    engine:\"COMMAND\"[:depth=N|:movetime=MS] (default movetime=100)\n\n\
     Every opening is played twice, colours swapped; all figures are from --player's view. \
     The Elo interval is pentanomial (one trial per game pair).")]
 pub struct Args {
