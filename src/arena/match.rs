@@ -260,6 +260,48 @@ impl MatchReport {
         s
     }
 
+    /// The report as one JSON object (what `oware eval --json` prints): at least
+    /// `games`, `wins`, `draws`, `losses`, `score`, `elo`, `elo_ci95` `[low, high]`,
+    /// `los`, `pentanomial`, and `sprt` when one ran.
+    pub fn json(&self) -> serde_json::Value {
+        let r = self;
+        let s = &r.summary;
+        let mut v = serde_json::json!({
+            "player": r.player,
+            "opponent": r.opponent,
+            "games": s.games,
+            "wins": s.wins,
+            "draws": s.draws,
+            "losses": s.losses,
+            "score": s.score,
+            "elo": s.elo,
+            "elo_clamped": s.elo_clamped,
+            "elo_ci95": s.elo_ci95,
+            "ci_model": s.ci_model,
+            "elo_ci95_trinomial": s.elo_ci95_trinomial,
+            "los": s.los,
+            "pentanomial": {
+                "LL": s.pentanomial[0], "LD": s.pentanomial[1], "DD_WL": s.pentanomial[2],
+                "WD": s.pentanomial[3], "WW": s.pentanomial[4],
+            },
+            "stopped_early": r.stopped_early,
+            "forfeits": r.forfeits().iter().map(|(g, side, why)| {
+                serde_json::json!({"game": g, "side": side.letter().to_string(), "reason": why})
+            }).collect::<Vec<_>>(),
+            "evaluations": r.evaluations,
+            "seconds": r.seconds,
+        });
+        if let Some(t) = &s.sprt {
+            v["sprt"] = serde_json::json!({
+                "elo0": t.config.elo0, "elo1": t.config.elo1,
+                "alpha": t.config.alpha, "beta": t.config.beta,
+                "llr": t.llr, "bounds": t.bounds, "decision": t.decision,
+                "model": t.model, "games": t.games,
+            });
+        }
+        v
+    }
+
     /// The games forfeited, with reasons (for reports).
     pub fn forfeits(&self) -> Vec<(usize, Side, String)> {
         self.games

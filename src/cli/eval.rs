@@ -4,11 +4,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use serde_json::json;
 
 use crate::arena::{
-    MatchConfig, MatchProgress, MatchReport, Openings, Player, PlayerSpec, SprtConfig,
-    parse_openings, run_match_with,
+    MatchConfig, MatchProgress, Openings, Player, PlayerSpec, SprtConfig, parse_openings,
+    run_match_with,
 };
 use crate::game::RuleSet;
 
@@ -93,45 +92,6 @@ pub(crate) fn progress_line(quiet: bool) -> impl FnMut(&MatchProgress) {
     }
 }
 
-/// The report as one JSON object.
-pub(crate) fn report_json(r: &MatchReport) -> serde_json::Value {
-    let s = &r.summary;
-    let mut v = json!({
-        "player": r.player,
-        "opponent": r.opponent,
-        "games": s.games,
-        "wins": s.wins,
-        "draws": s.draws,
-        "losses": s.losses,
-        "score": s.score,
-        "elo": s.elo,
-        "elo_clamped": s.elo_clamped,
-        "elo_ci95": s.elo_ci95,
-        "ci_model": s.ci_model,
-        "elo_ci95_trinomial": s.elo_ci95_trinomial,
-        "los": s.los,
-        "pentanomial": {
-            "LL": s.pentanomial[0], "LD": s.pentanomial[1], "DD_WL": s.pentanomial[2],
-            "WD": s.pentanomial[3], "WW": s.pentanomial[4],
-        },
-        "stopped_early": r.stopped_early,
-        "forfeits": r.forfeits().iter().map(|(g, side, why)| {
-            json!({"game": g, "side": side.letter().to_string(), "reason": why})
-        }).collect::<Vec<_>>(),
-        "evaluations": r.evaluations,
-        "seconds": r.seconds,
-    });
-    if let Some(t) = &s.sprt {
-        v["sprt"] = json!({
-            "elo0": t.config.elo0, "elo1": t.config.elo1,
-            "alpha": t.config.alpha, "beta": t.config.beta,
-            "llr": t.llr, "bounds": t.bounds, "decision": t.decision,
-            "model": t.model, "games": t.games,
-        });
-    }
-    v
-}
-
 pub fn run(a: Args) -> Result<()> {
     let rules = super::parse_rules(&a.rules)?;
     let player_spec = match (&a.player, &a.model) {
@@ -187,7 +147,7 @@ pub fn run(a: Args) -> Result<()> {
             .with_context(|| format!("--out: cannot write {}", p.display()))?;
     }
     if a.json {
-        super::out(&format!("{}\n", report_json(&report)))?;
+        super::out(&format!("{}\n", report.json()))?;
     } else {
         let mut t = format!("{} vs {}\n", report.player, report.opponent);
         t += &report.summary.text();
