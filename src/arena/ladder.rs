@@ -72,10 +72,27 @@ fn se_of(s: &Summary) -> f64 {
     (s.elo_ci95[1] - s.elo_ci95[0]) / (2.0 * Z95)
 }
 
-/// Runs the ladder for `player`. `progress` receives one line per match played.
+/// Runs the ladder for `player` against `alphabeta:depth=1, 2, …`. `progress` receives
+/// one line per match played.
 pub fn run_ladder(
     cfg: &LadderConfig,
     player: &mut Player,
+    progress: &mut dyn FnMut(&str),
+) -> Result<LadderReport, MatchError> {
+    run_ladder_with(
+        cfg,
+        player,
+        &mut |d| Player::AlphaBeta(AlphaBetaLimit::Depth(d)),
+        progress,
+    )
+}
+
+/// The ladder over any family of baselines: `rung(d)` is the baseline of level d
+/// (1, 2, …), each expected to be stronger than the one before.
+pub fn run_ladder_with(
+    cfg: &LadderConfig,
+    player: &mut Player,
+    rung: &mut dyn FnMut(u32) -> Player,
     progress: &mut dyn FnMut(&str),
 ) -> Result<LadderReport, MatchError> {
     let t0 = std::time::Instant::now();
@@ -89,17 +106,15 @@ pub fn run_ladder(
     let mut depth_elo = 0.0;
     let mut depth_var = 0.0f64;
     for depth in 1..=cfg.max_depth {
-        let mut ab = Player::AlphaBeta(AlphaBetaLimit::Depth(depth));
+        let mut ab = rung(depth);
         let step = if depth > 1 {
-            let mut below = Player::AlphaBeta(AlphaBetaLimit::Depth(depth - 1));
+            let mut below = rung(depth - 1);
             let r = run_match(&m, &mut ab, &mut below)?;
             depth_elo += r.summary.elo;
             depth_var += se_of(&r.summary).powi(2);
             progress(&format!(
-                "depth {depth} vs {}: score {:.3}, scale Elo of depth {depth} = {:+.0}",
-                depth - 1,
-                r.summary.score,
-                depth_elo
+                "{} vs {}: score {:.3}, scale Elo of level {depth} = {:+.0}",
+                r.player, r.opponent, r.summary.score, depth_elo
             ));
             Some(r.summary)
         } else {
@@ -107,8 +122,8 @@ pub fn run_ladder(
         };
         let r = run_match(&m, player, &mut ab)?;
         progress(&format!(
-            "{} vs depth {depth}: score {:.3}, Elo {:+.0}",
-            r.player, r.summary.score, r.summary.elo
+            "{} vs {}: score {:.3}, Elo {:+.0}",
+            r.player, r.opponent, r.summary.score, r.summary.elo
         ));
         let below_half = r.summary.score < 0.5;
         rungs.push(LadderRung {
@@ -134,4 +149,57 @@ pub fn run_ladder(
         rungs,
         seconds: t0.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::UniformEvaluator;
+
+    fn mcts(sims: u32) -> Player {
+        Player::search(
+            format!("mcts:sims={sims}"),
+            sims,
+            Box::new(UniformEvaluator),
+        )
+    }
+
+    #[test]
+    fn ladder_finds_the_crossover_and_chains_the_scale() {
+        // Rungs: MCTS with 8, 32, 128, 512 simulations. The player is rung 2 itself:
+        // two identical deterministic players play each pair's two games as one game
+        // with the labels swapped, so it scores exactly ½ there (not below), and the
+        // crossover is the first stronger rung.
+        let cfg = LadderConfig {
+            matches: MatchConfig {
+                games: 24,
+                seed: 9,
+                ..MatchConfig::default()
+            },
+            max_depth: 4,
+        };
+        let mut lines = Vec::new();
+        let r = run_ladder_with(
+            &cfg,
+            &mut mcts(32),
+            &mut |d| mcts(8 * 4u32.pow(d - 1)),
+            &mut |l| lines.push(l.to_string()),
+        )
+        .unwrap();
+        assert_eq!(r.rungs[1].result.score, 0.5);
+        assert!(r.rungs[0].result.score >= 0.5);
+        assert_eq!(r.crossover, Some(3), "{:#?}", r.rungs);
+        assert_eq!(r.rungs.len(), 3);
+        assert_eq!(r.rungs[0].depth_elo, 0.0);
+        assert!(r.rungs[0].step.is_none());
+        for w in r.rungs.windows(2) {
+            let step = w[1].step.as_ref().unwrap().elo;
+            assert!((w[1].depth_elo - (w[0].depth_elo + step)).abs() < 1e-9);
+            assert!(w[1].depth_se > w[0].depth_se, "{:#?}", r.rungs);
+        }
+        let last = r.rungs.last().unwrap();
+        assert!((r.elo - (last.depth_elo + last.result.elo)).abs() < 1e-9);
+        assert!(r.elo_ci95[0] < r.elo && r.elo < r.elo_ci95[1]);
+        assert_eq!(lines.len(), 2 * 3 - 1, "{lines:?}");
+    }
 }

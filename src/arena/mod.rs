@@ -13,7 +13,7 @@ mod r#match;
 pub mod player;
 pub mod stats;
 
-pub use ladder::{LadderConfig, LadderReport, LadderRung, run_ladder};
+pub use ladder::{LadderConfig, LadderReport, LadderRung, run_ladder, run_ladder_with};
 pub use r#match::{
     GameEnd, GameRecord, MatchConfig, MatchError, MatchProgress, MatchReport, Opening, Openings,
     parse_openings, run_match, run_match_with,
