@@ -32,8 +32,8 @@ pub struct Opening {
 /// Where the openings come from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Openings {
-    /// `plies` uniformly random legal moves from the start position, drawn from stream
-    /// `pair` of the match seed (an opening that ends the game is drawn again).
+    /// `plies` uniformly random legal moves from the start position, distinct where
+    /// possible (see [`random_openings`]).
     Random {
         /// Plies per opening.
         plies: u32,
@@ -389,33 +389,41 @@ struct Live {
     rng: [Rng; 2],
 }
 
-/// Draws the opening of pair `pair`.
-fn opening_for(cfg: &MatchConfig, pair: usize) -> Opening {
-    match &cfg.openings {
-        Openings::List(list) => list[pair % list.len()].clone(),
-        Openings::Random { plies } => {
-            let mut rng = Rng::stream(cfg.seed, pair as u64);
-            // An opening that ends the game (possible only with many plies) is drawn again;
-            // after many failures the longest playable prefix is kept.
-            for _ in 0..1000 {
-                let mut g = Game::new(cfg.rules, Position::start());
-                while g.moves().len() < *plies as usize && !g.is_over() {
-                    let a = rng.pick_bit(g.legal_moves());
-                    let _ = g.play(a);
-                }
-                if !g.is_over() {
-                    return Opening {
-                        start: Position::start(),
-                        moves: g.moves().iter().map(|&(_, a)| a).collect(),
-                    };
-                }
+/// `pairs` random openings of `plies` plies, distinct positions where possible: pair k
+/// draws from stream k of `seed` and draws again (up to 200 times) while its position
+/// repeats an earlier pair's, since a repeated opening between deterministic players
+/// repeats the pair's games and would make the interval look tighter than it is.
+/// An opening that ends the game is always drawn again.
+pub fn random_openings(rules: RuleSet, plies: u32, pairs: usize, seed: u64) -> Vec<Opening> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(pairs);
+    for pair in 0..pairs {
+        let mut rng = Rng::stream(seed, pair as u64);
+        let mut chosen = None;
+        for attempt in 0..1000 {
+            let mut g = Game::new(rules, Position::start());
+            while g.moves().len() < plies as usize && !g.is_over() {
+                let a = rng.pick_bit(g.legal_moves());
+                let _ = g.play(a);
             }
-            Opening {
+            if g.is_over() {
+                continue;
+            }
+            let o = Opening {
                 start: Position::start(),
-                moves: Vec::new(),
+                moves: g.moves().iter().map(|&(_, a)| a).collect(),
+            };
+            if seen.insert(g.position().key()) || attempt >= 200 {
+                chosen = Some(o);
+                break;
             }
         }
+        out.push(chosen.unwrap_or(Opening {
+            start: Position::start(),
+            moves: Vec::new(),
+        }));
     }
+    out
 }
 
 /// Plays a match of `player` (A) against `opponent` (B); every figure of the report is
@@ -462,13 +470,19 @@ pub fn run_match_with(
 
     // Under an SPRT stop no new pair starts, but a pair half started is completed, so
     // that every counted game stays paired (games start in index order: 2k, then 2k+1).
+    let openings = match &cfg.openings {
+        Openings::List(list) => (0..games / 2)
+            .map(|k| list[k % list.len()].clone())
+            .collect(),
+        Openings::Random { plies } => random_openings(cfg.rules, *plies, games / 2, cfg.seed),
+    };
     let start_game = |next: &mut usize, stop: bool| -> Option<Live> {
         if *next >= games || (stop && next.is_multiple_of(2)) {
             return None;
         }
         let index = *next;
         *next += 1;
-        let opening = opening_for(cfg, index / 2);
+        let opening = &openings[index / 2];
         let mut game = Game::new(cfg.rules, opening.start);
         for &a in &opening.moves {
             // Legal: the openings were played through `Game` when they were made.
@@ -707,14 +721,24 @@ mod tests {
             assert_eq!(g.opening_plies, 4);
         }
         let mut openings = std::collections::HashSet::new();
+        let mut positions = std::collections::HashSet::new();
         for pair in r.games.chunks(2) {
             let a = &pair[0].game.moves()[..4];
             let b = &pair[1].game.moves()[..4];
             assert_eq!(a, b, "both games of a pair share the opening");
             assert_eq!(pair[0].game.start(), pair[1].game.start());
             openings.insert(a.to_vec());
+            let mut g = Game::new(RuleSet::default(), Position::start());
+            for &(_, m) in a {
+                g.play(m as usize).unwrap();
+            }
+            positions.insert(*g.position());
         }
-        assert!(openings.len() > 1, "pairs get different openings");
+        assert_eq!(
+            positions.len(),
+            6,
+            "every pair gets its own opening position"
+        );
         // Pentanomial counts agree with the games.
         let mut p = Pentanomial::default();
         for pair in r.games.chunks(2) {
@@ -794,6 +818,27 @@ mod tests {
         let s = r.summary.sprt.unwrap();
         assert_eq!(s.decision, Decision::AcceptH1);
         assert!(s.llr >= s.bounds[1]);
+    }
+
+    #[test]
+    fn random_openings_are_distinct_while_they_can_be() {
+        let r = RuleSet::default();
+        let key = |o: &Opening| {
+            let mut g = Game::new(r, o.start);
+            for &a in &o.moves {
+                g.play(a as usize).unwrap();
+            }
+            g.position().key()
+        };
+        let o = random_openings(r, 4, 100, 5);
+        assert!(o.iter().all(|x| x.moves.len() == 4));
+        let keys: std::collections::HashSet<_> = o.iter().map(key).collect();
+        assert_eq!(keys.len(), 100);
+        assert_eq!(o, random_openings(r, 4, 100, 5), "same seed, same openings");
+        // One ply has only six openings: the seventh pair must repeat one.
+        let o = random_openings(r, 1, 8, 5);
+        let keys: std::collections::HashSet<_> = o.iter().map(key).collect();
+        assert_eq!(keys.len(), 6);
     }
 
     #[test]
