@@ -83,6 +83,10 @@ pub fn parse_openings(text: &str, rules: RuleSet) -> Result<Vec<Opening>, String
 /// Games in flight under an SPRT when `concurrency` is 0.
 pub const SPRT_CONCURRENCY: usize = 64;
 
+/// Games in flight at most when `concurrency` is 0: each MCTS player keeps a search tree
+/// per game in flight, and batches of a few hundred leaves already keep an evaluator busy.
+pub const MAX_CONCURRENCY: usize = 512;
+
 /// Match settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchConfig {
@@ -97,9 +101,9 @@ pub struct MatchConfig {
     /// Stop early once this SPRT decides (checked as each pair completes; games already
     /// in flight are finished and counted).
     pub sprt: Option<SprtConfig>,
-    /// Games in flight at once (the evaluator batch is at most this); 0 = all, or
-    /// [`SPRT_CONCURRENCY`] with an SPRT (with every game in flight at once, nothing is
-    /// left to save when the test decides).
+    /// Games in flight at once (the evaluator batch is at most this); 0 = all of them
+    /// up to [`MAX_CONCURRENCY`], or [`SPRT_CONCURRENCY`] with an SPRT (with every game
+    /// in flight at once, nothing is left to save when the test decides).
     pub concurrency: usize,
     /// Settings of the MCTS players' searches (each player's `sims` overrides
     /// `simulations`; no root noise is used in matches).
@@ -450,7 +454,7 @@ pub fn run_match_with(
     let slots = if cfg.concurrency == 0 && cfg.sprt.is_some() {
         SPRT_CONCURRENCY.min(games)
     } else if cfg.concurrency == 0 {
-        games
+        games.min(MAX_CONCURRENCY)
     } else {
         cfg.concurrency.min(games)
     };

@@ -49,7 +49,7 @@ pub struct Args {
     /// Stop early when an SPRT of elo0 against elo1 decides (α = β = 0.05), e.g. `0,35`.
     #[arg(long, value_name = "ELO0,ELO1")]
     sprt: Option<String>,
-    /// Games in flight at once (0 = all).
+    /// Games in flight at once (0 = all, up to 512; 64 with --sprt).
     #[arg(long, default_value_t = 0)]
     concurrency: usize,
     /// Print one JSON object instead of text.
