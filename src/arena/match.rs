@@ -472,14 +472,14 @@ pub fn run_match_with(
     let mut finished = 0usize;
     let mut decided = None;
 
-    // Under an SPRT stop no new pair starts, but a pair half started is completed, so
-    // that every counted game stays paired (games start in index order: 2k, then 2k+1).
     let openings = match &cfg.openings {
         Openings::List(list) => (0..games / 2)
             .map(|k| list[k % list.len()].clone())
             .collect(),
         Openings::Random { plies } => random_openings(cfg.rules, *plies, games / 2, cfg.seed),
     };
+    // Under an SPRT stop no new pair starts, but a pair half started is completed, so
+    // that every counted game stays paired (games start in index order: 2k, then 2k+1).
     let start_game = |next: &mut usize, stop: bool| -> Option<Live> {
         if *next >= games || (stop && next.is_multiple_of(2)) {
             return None;
