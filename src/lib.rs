@@ -17,4 +17,6 @@ pub mod search;
 
 pub mod selfplay;
 
+pub mod train;
+
 pub mod cli;

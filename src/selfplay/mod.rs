@@ -468,7 +468,13 @@ mod tests {
                 }
             }
             assert!((-1..=1).contains(&s.outcome));
-            let sign = if s.store_diff > 0.0 { 1 } else if s.store_diff < 0.0 { -1 } else { 0 };
+            let sign = if s.store_diff > 0.0 {
+                1
+            } else if s.store_diff < 0.0 {
+                -1
+            } else {
+                0
+            };
             assert_eq!(s.outcome, sign);
         }
     }
