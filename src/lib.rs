@@ -1,7 +1,7 @@
 //! oware-zero: a self-play reinforcement-learning trainer for Oware.
 //!
 //! Modules in dependency order (each uses only those above it), as `src/README.md` says:
-//! `rng` → `game` → `env` → `search` → `selfplay` → `arena` → `cli`.
+//! `rng` → `game` → `env` → `search` → `selfplay` → `arena` → `train` → `cli`.
 
 // Per-action code indexes several parallel [_; 6] arrays by action; index loops read
 // clearer there than zipped iterators.
@@ -18,5 +18,7 @@ pub mod search;
 pub mod selfplay;
 
 pub mod arena;
+
+pub mod train;
 
 pub mod cli;

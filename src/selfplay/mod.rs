@@ -154,28 +154,29 @@ impl Evaluator for Timed<'_> {
     }
 }
 
-/// Plays `games` self-play games with `threads` worker threads, each given its own
-/// evaluator by `make_evaluator`. Deterministic for a given (seed, config, threads).
-#[allow(clippy::too_many_arguments)]
+/// Plays `games` self-play games on one worker thread per evaluator in `evaluators`
+/// (each thread owns one). Deterministic for a given (seed, config, number of
+/// evaluators).
 pub fn play(
     cfg: &SelfPlayConfig,
     mcts: &MctsConfig,
     rules: RuleSet,
     games: usize,
     seed: u64,
-    threads: usize,
-    make_evaluator: &(dyn Fn() -> Box<dyn Evaluator> + Sync),
+    evaluators: Vec<Box<dyn Evaluator>>,
     progress: &Progress,
 ) -> SelfPlayOutput {
     let t0 = Instant::now();
-    let threads = threads.clamp(1, games.max(1));
+    let threads = evaluators.len().clamp(1, games.max(1));
     let outputs: Vec<WorkerOutput> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
+        let handles: Vec<_> = evaluators
+            .into_iter()
+            .take(threads)
+            .enumerate()
+            .map(|(t, mut e)| {
                 let ids: Vec<u64> = (t..games).step_by(threads).map(|g| g as u64).collect();
                 let slots = (cfg.games_in_flight / threads).max(1).min(ids.len().max(1));
                 scope.spawn(move || {
-                    let mut e = make_evaluator();
                     worker(cfg, mcts, rules, &ids, slots, seed, e.as_mut(), progress)
                 })
             })
@@ -431,15 +432,16 @@ mod tests {
             cheap_simulations: 4,
             ..MctsConfig::default()
         };
-        let make = || Box::new(UniformEvaluator) as Box<dyn Evaluator>;
+        let evaluators = (0..threads)
+            .map(|_| Box::new(UniformEvaluator) as Box<dyn Evaluator>)
+            .collect();
         play(
             &cfg,
             &mcts,
             RuleSet::abapa(),
             12,
             seed,
-            threads,
-            &make,
+            evaluators,
             &Progress::default(),
         )
     }

@@ -1,0 +1,338 @@
+//! The one config type of a training run (TOML): game, model, search, self-play,
+//! training, evaluation, seed and threads. Every key has a default, written once in the
+//! `Default` impls of the section types; unknown keys and bad values are errors that
+//! name the key and the file.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow, bail};
+use serde::{Deserialize, Serialize};
+
+use super::replay::WindowRule;
+use crate::game::RuleSet;
+use crate::net::model::ModelConfig;
+use crate::net::train::{LearnerConfig, LossWeights, OptimizerKind};
+use crate::search::mcts::MctsConfig;
+use crate::selfplay::SelfPlayConfig;
+
+/// A whole training run's settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Seed of everything random in the run (weights, openings, noise, batches).
+    pub seed: u64,
+    /// Self-play worker threads (0 = one per core).
+    pub threads: usize,
+    /// The game.
+    pub game: GameConfig,
+    /// The network's shape.
+    pub model: ModelConfig,
+    /// The search used in self-play.
+    pub search: MctsConfig,
+    /// Self-play.
+    pub selfplay: SelfPlayConfig,
+    /// Training.
+    pub train: TrainConfig,
+    /// Periodic evaluation.
+    pub eval: EvalConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            seed: 1,
+            threads: 0,
+            game: GameConfig::default(),
+            model: ModelConfig::default(),
+            search: MctsConfig::default(),
+            selfplay: SelfPlayConfig::default(),
+            train: TrainConfig::default(),
+            eval: EvalConfig::default(),
+        }
+    }
+}
+
+/// `[game]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GameConfig {
+    /// Rule set: abapa, awari, grand-slam-captures, ouril, traditional.
+    pub rules: RuleSet,
+}
+
+/// How the learning rate moves over the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LrSchedule {
+    /// `learning_rate` throughout.
+    Constant,
+    /// Cosine from `learning_rate` down to `learning_rate · lr_final_fraction` over the
+    /// run's iterations (or its time limit, whichever the run is bounded by).
+    Cosine,
+}
+
+/// `[train]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    /// Stop after this many iterations (0 = no limit).
+    pub iterations: u32,
+    /// Stop starting new iterations after this many minutes of wall time (0 = no limit).
+    pub time_limit_minutes: f64,
+    /// Samples per SGD step.
+    pub batch_size: usize,
+    /// `adamw` or `sgd`.
+    pub optimizer: OptimizerKind,
+    /// Peak learning rate.
+    pub learning_rate: f64,
+    /// `constant` or `cosine`.
+    pub lr_schedule: LrSchedule,
+    /// Final learning rate as a fraction of the peak (cosine).
+    pub lr_final_fraction: f64,
+    /// Weight decay (AdamW: decoupled; SGD: L2).
+    pub weight_decay: f32,
+    /// SGD momentum.
+    pub momentum: f64,
+    /// At most this many training samples drawn per new self-play sample (KataGo: 4–8).
+    pub samples_per_new_sample: f64,
+    /// At most this many SGD steps per iteration.
+    pub max_steps_per_iteration: u32,
+    /// Replay window, in samples: `min(max, max(min, min·(total/min)^exponent))`.
+    pub window: WindowRule,
+    /// Weight of the search value q in the W/D/L target; the game result z gets the
+    /// rest (CGZero: k·z + (1−k)·q).
+    pub value_target_mix: f32,
+    /// Loss weights.
+    pub loss_weights: LossWeights,
+    /// Checkpoints kept (oldest removed first; 0 = keep all). The latest is always kept.
+    pub keep_checkpoints: usize,
+    /// Threads for the SGD step (1 measured fastest on 2 cores).
+    pub threads: usize,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            iterations: 0,
+            time_limit_minutes: 120.0,
+            batch_size: 512,
+            optimizer: OptimizerKind::Adamw,
+            learning_rate: 2e-3,
+            lr_schedule: LrSchedule::Cosine,
+            lr_final_fraction: 0.1,
+            weight_decay: 1e-4,
+            momentum: 0.9,
+            samples_per_new_sample: 6.0,
+            max_steps_per_iteration: 400,
+            window: WindowRule {
+                min: 50_000,
+                max: 500_000,
+                exponent: 0.65,
+            },
+            value_target_mix: 0.25,
+            loss_weights: LossWeights::default(),
+            keep_checkpoints: 10,
+            threads: 1,
+        }
+    }
+}
+
+impl TrainConfig {
+    /// The learner settings these imply.
+    pub fn learner(&self, seed: u64) -> LearnerConfig {
+        LearnerConfig {
+            optimizer: self.optimizer,
+            learning_rate: self.learning_rate,
+            weight_decay: self.weight_decay,
+            momentum: self.momentum,
+            threads: self.threads,
+            seed,
+            ..LearnerConfig::default()
+        }
+    }
+}
+
+/// `[eval]`: the periodic evaluation against a fixed baseline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvalConfig {
+    /// Evaluate every this many iterations (0 = never), and after the last one.
+    pub every: u32,
+    /// Opponent spec (see `oware eval`), e.g. `alphabeta:depth=4`.
+    pub opponent: String,
+    /// Games per evaluation (each opening twice, colours swapped).
+    pub games: usize,
+    /// Simulations per move of the network player.
+    pub simulations: u32,
+    /// Random plies of each opening.
+    pub opening_plies: u32,
+}
+
+impl Default for EvalConfig {
+    fn default() -> Self {
+        EvalConfig {
+            every: 5,
+            opponent: "alphabeta:depth=4".into(),
+            games: 100,
+            simulations: 64,
+            opening_plies: 4,
+        }
+    }
+}
+
+impl Config {
+    /// Reads a config file, applies `overrides` (`key=value`, dotted keys such as
+    /// `train.batch_size=256`; values in TOML syntax, bare words taken as strings),
+    /// then checks every value.
+    pub fn load(path: &Path, overrides: &[String]) -> Result<Config> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading config {}", path.display()))?;
+        Config::from_toml(&text, overrides).with_context(|| format!("config {}", path.display()))
+    }
+
+    /// Parses TOML text with `overrides` (see [`Config::load`]).
+    pub fn from_toml(text: &str, overrides: &[String]) -> Result<Config> {
+        let mut value: toml::Table = toml::from_str(text).map_err(|e| anyhow!("{}", e.to_string().trim()))?;
+        for o in overrides {
+            apply_override(&mut value, o)?;
+        }
+        let cfg: Config = toml::Table::try_into(value).map_err(|e| anyhow!("{}", e.to_string().trim()))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// The config as TOML text (what the run directory keeps as `config.toml`).
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("a config always serialises")
+    }
+
+    /// Checks every value; the message names the key.
+    pub fn validate(&self) -> Result<()> {
+        self.model.validate().map_err(|e| anyhow!("model: {e}"))?;
+        self.search.validate().map_err(|e| anyhow!("search: {e}"))?;
+        self.selfplay.validate().map_err(|e| anyhow!("selfplay: {e}"))?;
+        let t = &self.train;
+        if t.batch_size == 0 {
+            bail!("train.batch_size must be at least 1");
+        }
+        if !(t.learning_rate.is_finite() && t.learning_rate > 0.0) {
+            bail!("train.learning_rate = {} must be a positive number", t.learning_rate);
+        }
+        if !(0.0..=1.0).contains(&t.lr_final_fraction) {
+            bail!("train.lr_final_fraction = {} must be in [0, 1]", t.lr_final_fraction);
+        }
+        if !(t.samples_per_new_sample.is_finite() && t.samples_per_new_sample > 0.0) {
+            bail!("train.samples_per_new_sample = {} must be positive", t.samples_per_new_sample);
+        }
+        if t.window.min == 0 || t.window.max < t.window.min {
+            bail!("train.window: need 0 < min ≤ max (min {}, max {})", t.window.min, t.window.max);
+        }
+        if !(t.window.exponent > 0.0 && t.window.exponent <= 1.0) {
+            bail!("train.window.exponent = {} must be in (0, 1]", t.window.exponent);
+        }
+        if !(0.0..=1.0).contains(&t.value_target_mix) {
+            bail!("train.value_target_mix = {} must be in [0, 1]", t.value_target_mix);
+        }
+        if !(t.time_limit_minutes.is_finite() && t.time_limit_minutes >= 0.0) {
+            bail!("train.time_limit_minutes = {} must be ≥ 0", t.time_limit_minutes);
+        }
+        if t.iterations == 0 && t.time_limit_minutes == 0.0 {
+            bail!("train: set iterations or time_limit_minutes, or the run never ends");
+        }
+        if t.threads == 0 {
+            bail!("train.threads must be at least 1");
+        }
+        if self.eval.every > 0 && self.eval.games == 0 {
+            bail!("eval.games must be at least 1 when eval.every > 0");
+        }
+        if self.eval.simulations == 0 {
+            bail!("eval.simulations must be at least 1");
+        }
+        Ok(())
+    }
+
+    /// Self-play threads to use (resolving 0 = all cores).
+    pub fn selfplay_threads(&self) -> usize {
+        if self.threads > 0 {
+            self.threads
+        } else {
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        }
+    }
+}
+
+/// Sets `key=value` in `table`; the key path's parents must be tables.
+fn apply_override(table: &mut toml::Table, o: &str) -> Result<()> {
+    let (key, raw) = o
+        .split_once('=')
+        .ok_or_else(|| anyhow!("--set '{o}': expected key=value"))?;
+    let key = key.trim();
+    let raw = raw.trim();
+    let value: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
+        Ok(mut t) => t.remove("v").expect("parsed key"),
+        Err(_) => toml::Value::String(raw.to_string()),
+    };
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        bail!("--set '{o}': '{key}' is not a key");
+    }
+    let mut t = table;
+    for p in &parts[..parts.len() - 1] {
+        let entry = t
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = entry
+            .as_table_mut()
+            .ok_or_else(|| anyhow!("--set '{o}': '{p}' is not a table"))?;
+    }
+    t.insert(parts[parts.len() - 1].to_string(), value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_config_is_the_defaults() {
+        assert_eq!(Config::from_toml("", &[]).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn defaults_round_trip_through_toml() {
+        let c = Config::default();
+        assert_eq!(Config::from_toml(&c.to_toml(), &[]).unwrap(), c);
+    }
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let e = Config::from_toml("[train]\nbatch_sise = 3\n", &[]).unwrap_err();
+        assert!(format!("{e:#}").contains("batch_sise"), "{e:#}");
+        let e = Config::from_toml("sed = 3\n", &[]).unwrap_err();
+        assert!(format!("{e:#}").contains("sed"), "{e:#}");
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let e = Config::from_toml("[train]\nbatch_size = 0\n", &[]).unwrap_err();
+        assert!(format!("{e:#}").contains("train.batch_size"), "{e:#}");
+        let e = Config::from_toml("[game]\nrules = \"abapa2\"\n", &[]).unwrap_err();
+        assert!(format!("{e:#}").contains("abapa2"), "{e:#}");
+        let e = Config::from_toml("[search]\nsimulations = -1\n", &[]).unwrap_err();
+        assert!(format!("{e:#}").contains("simulations"), "{e:#}");
+    }
+
+    #[test]
+    fn overrides_set_nested_keys() {
+        let c = Config::from_toml(
+            "[train]\nbatch_size = 64\n",
+            &["train.batch_size=128".into(), "game.rules=awari".into(), "seed=9".into()],
+        )
+        .unwrap();
+        assert_eq!(c.train.batch_size, 128);
+        assert_eq!(c.game.rules.name(), "awari");
+        assert_eq!(c.seed, 9);
+        let e = Config::from_toml("", &["train.nope=1".into()]).unwrap_err();
+        assert!(format!("{e:#}").contains("nope"), "{e:#}");
+        assert!(Config::from_toml("", &["novalue".into()]).is_err());
+    }
+}

@@ -1,0 +1,111 @@
+//! `metrics.csv`: one row per training iteration, rewritten atomically each time.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::samples::atomic_write;
+
+/// One training iteration's measurements.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MetricsRow {
+    /// Iteration number (1-based).
+    pub iteration: u32,
+    /// Seconds since the run started (summed over resumed sessions).
+    pub wall_seconds: f64,
+    /// Games finished this iteration (own self-play plus external workers' chunks).
+    pub games: u64,
+    /// Training positions (samples) added this iteration.
+    pub positions: u64,
+    /// Samples ever added.
+    pub total_positions: u64,
+    /// Self-play samples per second this iteration.
+    pub samples_per_second: f64,
+    /// Self-play simulations per second this iteration.
+    pub simulations_per_second: f64,
+    /// Self-play seconds this iteration.
+    pub selfplay_seconds: f64,
+    /// SGD steps this iteration.
+    pub train_steps: u64,
+    /// Training seconds this iteration.
+    pub train_seconds: f64,
+    /// Learning rate used.
+    pub learning_rate: f64,
+    /// Samples in the replay window.
+    pub window: u64,
+    /// Mean policy cross-entropy over this iteration's steps.
+    pub policy_loss: f64,
+    /// Mean W/D/L cross-entropy.
+    pub value_loss: f64,
+    /// Mean store-difference loss.
+    pub store_diff_loss: f64,
+    /// Mean entropy of the network's policy.
+    pub policy_entropy: f64,
+    /// Fraction of samples whose W/D/L argmax matches the target's.
+    pub value_accuracy: f64,
+    /// Mean plies per self-play game.
+    pub avg_game_length: f64,
+    /// Fraction of self-play games drawn.
+    pub draw_rate: f64,
+    /// Evaluation opponent, when evaluated this iteration.
+    pub eval_opponent: Option<String>,
+    /// Score against it (wins + draws/2) / games.
+    pub eval_score: Option<f64>,
+    /// Elo difference against it.
+    pub eval_elo: Option<f64>,
+    /// 95% confidence interval of that Elo, low end.
+    pub eval_elo_low: Option<f64>,
+    /// 95% confidence interval, high end.
+    pub eval_elo_high: Option<f64>,
+}
+
+/// Reads `metrics.csv` (absent: no rows).
+pub fn read(path: &Path) -> Result<Vec<MetricsRow>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let mut r =
+        csv::Reader::from_path(path).with_context(|| format!("reading {}", path.display()))?;
+    r.deserialize()
+        .enumerate()
+        .map(|(i, row)| row.with_context(|| format!("{}: row {}", path.display(), i + 2)))
+        .collect()
+}
+
+/// Writes all rows to `metrics.csv` atomically.
+pub fn write(path: &Path, rows: &[MetricsRow]) -> Result<()> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r)?;
+    }
+    let bytes = w.into_inner().context("csv buffer")?;
+    atomic_write(path, &bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_round_trip_with_missing_evaluations() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("metrics.csv");
+        let a = MetricsRow {
+            iteration: 1,
+            policy_loss: 1.5,
+            ..MetricsRow::default()
+        };
+        let b = MetricsRow {
+            iteration: 2,
+            eval_opponent: Some("alphabeta:depth=4".into()),
+            eval_score: Some(0.75),
+            eval_elo: Some(190.8),
+            ..MetricsRow::default()
+        };
+        write(&p, &[a.clone(), b.clone()]).unwrap();
+        assert_eq!(read(&p).unwrap(), vec![a, b]);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.starts_with("iteration,wall_seconds,"));
+    }
+}

@@ -1,0 +1,7 @@
+//! Training: the replay window, sample chunk files, metrics, learning-curve plots and
+//! the training loop.
+
+pub mod metrics;
+pub mod plot;
+pub mod replay;
+pub mod samples;

@@ -1,0 +1,557 @@
+//! The training loop and its run directory.
+//!
+//! Each iteration: self-play with the current network → a sample chunk file → every new
+//! chunk in `samples/` (this process's and any `oware selfplay` worker's) into the
+//! replay window → SGD steps drawn from the window → a checkpoint → (every k
+//! iterations) an evaluation → a metrics row, a plot, and the run state.
+//!
+//! Run directory:
+//!
+//! ```text
+//! RUN/config.toml              the effective config
+//! RUN/state.json               the commit point of an iteration (see below)
+//! RUN/metrics.csv              one row per iteration
+//! RUN/learning-curves.png      losses, evaluation score and Elo against wall time
+//! RUN/checkpoints/iter-NNNN/   model.bpk, optimizer.bpk, manifest.json
+//! RUN/checkpoints/latest       name of the newest checkpoint
+//! RUN/samples/*.bin            sample chunks (self-play output, the replay window's data)
+//! RUN/games/iter-NNNN.txt      the iteration's self-play games (`oware replay` input)
+//! ```
+//!
+//! Crash safety: every file is written to a temporary name and renamed. An iteration's
+//! checkpoint, then its metrics row, then `state.json` are written; `state.json` names
+//! the checkpoint and the window's chunks, so a run killed at any moment resumes from
+//! the last iteration whose `state.json` landed, losing at most the iteration in flight.
+
+use std::fs;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use super::config::{Config, LrSchedule};
+use super::metrics::{self, MetricsRow};
+use super::plot;
+use super::replay::{Chunk, ReplayWindow};
+use super::samples::{atomic_write, read_chunk, write_chunk};
+use crate::game::{Game, Position, RuleSet, move_letter};
+use crate::net::checkpoint::{checkpoint_name, checkpoints_dir, write_latest};
+use crate::net::train::{Learner, TrainBatch};
+use crate::rng::{Rng, splitmix64};
+use crate::search::Evaluator;
+use crate::selfplay::{self, Progress, Sample, SelfPlayOutput};
+
+/// What `state.json` records: enough to resume exactly.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunState {
+    /// Iterations completed.
+    pub iteration: u32,
+    /// The checkpoint of that iteration (directory name under `checkpoints/`).
+    pub checkpoint: String,
+    /// Every chunk file already taken into the window (so it is not taken twice).
+    pub consumed: Vec<String>,
+    /// The chunks in the window, oldest first.
+    pub window: Vec<String>,
+    /// Samples ever added to the window.
+    pub total_seen: u64,
+    /// Wall seconds spent over all sessions.
+    pub wall_seconds: f64,
+    /// Self-play games over all iterations.
+    pub total_games: u64,
+}
+
+/// One periodic evaluation's result, as the training loop records it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalSummary {
+    /// The opponent's spec.
+    pub opponent: String,
+    /// Score (wins + draws/2) / games.
+    pub score: f64,
+    /// Elo difference.
+    pub elo: f64,
+    /// 95% confidence interval.
+    pub elo_ci95: (f64, f64),
+}
+
+/// Plays the periodic evaluation of the learner's current network.
+pub type EvalFn<'a> = dyn Fn(&Config, &Learner, u32) -> Result<EvalSummary> + 'a;
+
+/// Paths inside a run directory.
+pub struct RunDir {
+    /// The run directory.
+    pub root: PathBuf,
+}
+
+impl RunDir {
+    /// `RUN/config.toml`.
+    pub fn config(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+    /// `RUN/state.json`.
+    pub fn state(&self) -> PathBuf {
+        self.root.join("state.json")
+    }
+    /// `RUN/metrics.csv`.
+    pub fn metrics(&self) -> PathBuf {
+        self.root.join("metrics.csv")
+    }
+    /// `RUN/samples`.
+    pub fn samples(&self) -> PathBuf {
+        self.root.join("samples")
+    }
+    /// `RUN/checkpoints/NAME`.
+    pub fn checkpoint(&self, name: &str) -> PathBuf {
+        checkpoints_dir(&self.root).join(name)
+    }
+    /// `RUN/games`.
+    pub fn games(&self) -> PathBuf {
+        self.root.join("games")
+    }
+    /// `RUN/learning-curves.png`.
+    pub fn plot(&self) -> PathBuf {
+        self.root.join("learning-curves.png")
+    }
+
+    /// Reads `state.json`, if the run has one.
+    pub fn read_state(&self) -> Result<Option<RunState>> {
+        let p = self.state();
+        if !p.exists() {
+            return Ok(None);
+        }
+        let text = fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+        let s = serde_json::from_str(&text).with_context(|| format!("{} is damaged", p.display()))?;
+        Ok(Some(s))
+    }
+}
+
+/// How progress is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Display {
+    /// A progress bar on a terminal, log lines otherwise.
+    Auto,
+    /// Log lines only.
+    Lines,
+    /// Nothing but errors.
+    Quiet,
+}
+
+fn iteration_seed(seed: u64, iteration: u32, purpose: u64) -> u64 {
+    let mut x = seed ^ (iteration as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ purpose.rotate_left(32);
+    splitmix64(&mut x)
+}
+
+/// Loads the config a run should use: a new run takes `config`; an existing run
+/// (with `state.json`) keeps its own `config.toml`, and `config`, if given, must equal it
+/// except for the limits in `[train]` (iterations, time limit), which may be extended.
+pub fn effective_config(run: &RunDir, config: Option<Config>) -> Result<Config> {
+    let saved = if run.config().exists() && run.state().exists() {
+        Some(Config::load(&run.config(), &[])?)
+    } else {
+        None
+    };
+    match (saved, config) {
+        (None, Some(c)) => Ok(c),
+        (None, None) => bail!(
+            "{} holds no run to resume (no state.json); give --config to start one",
+            run.root.display()
+        ),
+        (Some(s), None) => Ok(s),
+        (Some(s), Some(c)) => {
+            let mut a = s.clone();
+            let mut b = c.clone();
+            a.train.iterations = 0;
+            b.train.iterations = 0;
+            a.train.time_limit_minutes = 0.0;
+            b.train.time_limit_minutes = 0.0;
+            if a != b {
+                bail!(
+                    "{} was started with a different config ({}); resume it without --config, \
+                     or start a new run with another --run-dir",
+                    run.root.display(),
+                    run.config().display()
+                );
+            }
+            Ok(c)
+        }
+    }
+}
+
+/// Runs (or resumes) training in `run_dir`. `eval` plays the periodic evaluation.
+pub fn train(config: Config, run_dir: &Path, display: Display, eval: Option<&EvalFn<'_>>) -> Result<RunState> {
+    let run = RunDir {
+        root: run_dir.to_path_buf(),
+    };
+    fs::create_dir_all(&run.root).with_context(|| format!("creating {}", run.root.display()))?;
+    fs::create_dir_all(run.samples())?;
+    let rules = config.game.rules;
+    let log = |msg: String| {
+        if display != Display::Quiet {
+            eprintln!("{msg}");
+        }
+    };
+
+    // Start or resume.
+    let (mut state, mut learner) = match run.read_state()? {
+        Some(s) => {
+            let dir = run.checkpoint(&s.checkpoint);
+            let learner = Learner::from_checkpoint(&dir, Some(&config.train.learner(config.seed)))
+                .with_context(|| format!("resuming from {}", dir.display()))?;
+            log(format!(
+                "resuming {} after iteration {} ({})",
+                run.root.display(),
+                s.iteration,
+                s.checkpoint
+            ));
+            (s, learner)
+        }
+        None => {
+            atomic_write(&run.config(), config.to_toml().as_bytes())?;
+            let learner = Learner::new(&config.model, &config.train.learner(config.seed))?;
+            let name = checkpoint_name(0);
+            let dir = run.checkpoint(&name);
+            if dir.exists() {
+                fs::remove_dir_all(&dir)?;
+            }
+            learner.save(&dir, rules)?;
+            let s = RunState {
+                checkpoint: name.clone(),
+                ..RunState::default()
+            };
+            atomic_write(&run.state(), serde_json::to_string_pretty(&s)?.as_bytes())?;
+            write_latest(&run.root, &name)?;
+            log(format!(
+                "new run in {} ({} parameters, rules {})",
+                run.root.display(),
+                config.model.parameters(),
+                rules
+            ));
+            (s, learner)
+        }
+    };
+    let mut window = ReplayWindow::new();
+    for name in &state.window {
+        let samples = read_chunk(&run.samples().join(name), rules)?;
+        window.push_existing(Chunk {
+            name: name.clone(),
+            samples,
+        });
+    }
+    window.total_seen = state.total_seen;
+    let mut rows = metrics::read(&run.metrics())?;
+    rows.retain(|r| r.iteration <= state.iteration);
+
+    let session = Instant::now();
+    let base_wall = state.wall_seconds;
+    let threads = config.selfplay_threads();
+    let mut batch = TrainBatch::default();
+    let mut drawn: Vec<Sample> = Vec::with_capacity(config.train.batch_size);
+    let mut features = vec![0.0f32; config.model.encoding.dim()];
+
+    loop {
+        let wall = base_wall + session.elapsed().as_secs_f64();
+        let t = &config.train;
+        if t.iterations > 0 && state.iteration >= t.iterations {
+            break;
+        }
+        if t.time_limit_minutes > 0.0 && wall >= t.time_limit_minutes * 60.0 {
+            break;
+        }
+        let it = state.iteration + 1;
+        let name = checkpoint_name(it as u64);
+        // A checkpoint of this iteration from a killed session was never committed.
+        let orphan = run.checkpoint(&name);
+        if orphan.exists() {
+            fs::remove_dir_all(&orphan)?;
+        }
+
+        // Self-play.
+        let evaluators = (0..threads)
+            .map(|_| learner.to_inference().map(|e| Box::new(e) as Box<dyn Evaluator>))
+            .collect::<Result<Vec<_>, _>>()?;
+        let progress = Progress::default();
+        let games = config.selfplay.games_per_iteration;
+        let out = std::thread::scope(|scope| {
+            let handle = scope.spawn(|| {
+                selfplay::play(
+                    &config.selfplay,
+                    &config.search,
+                    rules,
+                    games,
+                    iteration_seed(config.seed, it, 1),
+                    evaluators,
+                    &progress,
+                )
+            });
+            show_progress(&progress, games, it, display, &handle);
+            handle.join().expect("self-play panicked")
+        });
+        let chunk_name = format!("main-iter-{it:04}.bin");
+        write_chunk(&run.samples().join(&chunk_name), rules, &out.samples)?;
+        write_games(&run.games().join(format!("iter-{it:04}.txt")), rules, &out)?;
+
+        // Take every new chunk into the window, in name order (deterministic).
+        let mut new_chunks: Vec<String> = fs::read_dir(run.samples())?
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".bin") && !n.starts_with('.') && !state.consumed.contains(n))
+            .collect();
+        new_chunks.sort();
+        let mut new_samples = 0u64;
+        for n in &new_chunks {
+            match read_chunk(&run.samples().join(n), rules) {
+                Ok(samples) => {
+                    new_samples += samples.len() as u64;
+                    window.add(
+                        Chunk {
+                            name: n.clone(),
+                            samples,
+                        },
+                        &config.train.window,
+                    );
+                }
+                Err(e) => log(format!("skipping sample chunk: {e:#}")),
+            }
+            state.consumed.push(n.clone());
+        }
+
+        // Train.
+        let t_train = Instant::now();
+        let steps = ((new_samples as f64 * t.samples_per_new_sample / t.batch_size as f64).ceil() as u32)
+            .min(t.max_steps_per_iteration);
+        let lr = learning_rate(&config, it, wall);
+        learner.set_learning_rate(lr);
+        let mut rng = Rng::new(iteration_seed(config.seed, it, 2));
+        let mut sums = [0.0f64; 5];
+        let mut done = 0u64;
+        for _ in 0..steps {
+            window.draw(&mut rng, t.batch_size, &mut drawn);
+            if drawn.is_empty() {
+                break;
+            }
+            fill_batch(&mut batch, &drawn, &config, &mut features);
+            let l = learner.step(&batch)?;
+            for (s, v) in sums.iter_mut().zip([
+                l.policy,
+                l.value,
+                l.store_diff,
+                l.policy_entropy,
+                l.value_accuracy,
+            ]) {
+                *s += v as f64;
+            }
+            done += 1;
+        }
+        let train_seconds = t_train.elapsed().as_secs_f64();
+        let mean = |k: usize| if done > 0 { sums[k] / done as f64 } else { f64::NAN };
+
+        // Checkpoint.
+        learner.save(&run.checkpoint(&name), rules)?;
+
+        // Evaluation.
+        let last = (t.iterations > 0 && it >= t.iterations)
+            || (t.time_limit_minutes > 0.0
+                && base_wall + session.elapsed().as_secs_f64() >= t.time_limit_minutes * 60.0);
+        let due = config.eval.every > 0 && (it % config.eval.every == 0 || last);
+        let summary = match (due, eval) {
+            (true, Some(f)) => Some(f(&config, &learner, it)?),
+            _ => None,
+        };
+
+        // Metrics, plot, state.
+        let draws = out.games.iter().filter(|g| g.outcome.winner().is_none()).count();
+        let plies: usize = out.games.iter().map(|g| g.moves.len()).sum();
+        let ng = out.games.len().max(1) as f64;
+        state.total_games += out.games.len() as u64;
+        let row = MetricsRow {
+            iteration: it,
+            wall_seconds: base_wall + session.elapsed().as_secs_f64(),
+            games: out.games.len() as u64,
+            positions: new_samples,
+            total_positions: window.total_seen,
+            samples_per_second: out.samples.len() as f64 / out.seconds.max(1e-9),
+            simulations_per_second: out.simulations as f64 / out.seconds.max(1e-9),
+            selfplay_seconds: out.seconds,
+            train_steps: done,
+            train_seconds,
+            learning_rate: lr,
+            window: window.len() as u64,
+            policy_loss: mean(0),
+            value_loss: mean(1),
+            store_diff_loss: mean(2),
+            policy_entropy: mean(3),
+            value_accuracy: mean(4),
+            avg_game_length: plies as f64 / ng,
+            draw_rate: draws as f64 / ng,
+            eval_opponent: summary.as_ref().map(|s| s.opponent.clone()),
+            eval_score: summary.as_ref().map(|s| s.score),
+            eval_elo: summary.as_ref().map(|s| s.elo),
+            eval_elo_low: summary.as_ref().map(|s| s.elo_ci95.0),
+            eval_elo_high: summary.as_ref().map(|s| s.elo_ci95.1),
+        };
+        rows.push(row.clone());
+        metrics::write(&run.metrics(), &rows)?;
+        if let Err(e) = plot::learning_curves(&rows, &run.plot()) {
+            log(format!("could not draw the learning curves: {e:#}"));
+        }
+        state.iteration = it;
+        state.checkpoint = name.clone();
+        state.window = window.chunk_names();
+        state.total_seen = window.total_seen;
+        state.wall_seconds = row.wall_seconds;
+        atomic_write(&run.state(), serde_json::to_string_pretty(&state)?.as_bytes())?;
+        write_latest(&run.root, &name)?;
+        prune_checkpoints(&run, config.train.keep_checkpoints, &name)?;
+
+        let mut line = format!(
+            "iter {it:>4} {:>6.0}s | games {:>5} len {:>5.1} draws {:>4.1}% | {:>6.0} sims/s {:>6.0} samples/s | \
+             steps {:>4} lr {:.1e} | loss p {:.3} v {:.3} s {:.4} | acc {:.2} | window {}",
+            row.wall_seconds,
+            row.games,
+            row.avg_game_length,
+            100.0 * row.draw_rate,
+            row.simulations_per_second,
+            row.samples_per_second,
+            row.train_steps,
+            lr,
+            row.policy_loss,
+            row.value_loss,
+            row.store_diff_loss,
+            row.value_accuracy,
+            row.window
+        );
+        if let Some(s) = &summary {
+            line.push_str(&format!(
+                " | vs {}: score {:.3}, Elo {:+.0} [{:+.0}, {:+.0}]",
+                s.opponent, s.score, s.elo, s.elo_ci95.0, s.elo_ci95.1
+            ));
+        }
+        log(line);
+    }
+    Ok(state)
+}
+
+/// The learning rate of iteration `it` under the config's schedule.
+fn learning_rate(config: &Config, it: u32, wall: f64) -> f64 {
+    let t = &config.train;
+    match t.lr_schedule {
+        LrSchedule::Constant => t.learning_rate,
+        LrSchedule::Cosine => {
+            // Progress through the run: by iterations if bounded so, else by time.
+            let frac = if t.iterations > 0 {
+                (it - 1) as f64 / t.iterations.max(1) as f64
+            } else {
+                wall / (t.time_limit_minutes * 60.0).max(1.0)
+            }
+            .clamp(0.0, 1.0);
+            let lo = t.learning_rate * t.lr_final_fraction;
+            lo + (t.learning_rate - lo) * 0.5 * (1.0 + (std::f64::consts::PI * frac).cos())
+        }
+    }
+}
+
+/// Encodes `drawn` samples into `batch`: features by the model's encoding, W/D/L target
+/// `k·soft(q) + (1−k)·onehot(z)`, store difference scaled by 1/48.
+fn fill_batch(batch: &mut TrainBatch, drawn: &[Sample], config: &Config, features: &mut [f32]) {
+    batch.clear();
+    batch.weights = config.train.loss_weights;
+    let k = config.train.value_target_mix;
+    for s in drawn {
+        config.model.encoding.encode(&s.position, features);
+        let z = match s.outcome {
+            1 => [1.0, 0.0, 0.0],
+            0 => [0.0, 1.0, 0.0],
+            _ => [0.0, 0.0, 1.0],
+        };
+        let q = s.search_value.clamp(-1.0, 1.0);
+        let soft = [q.max(0.0), 1.0 - q.abs(), (-q).max(0.0)];
+        let wdl: [f32; 3] = std::array::from_fn(|i| (1.0 - k) * z[i] + k * soft[i]);
+        let sd = (s.store_diff / crate::game::TOTAL_SEEDS as f32).clamp(-1.0, 1.0);
+        batch.push(features, &s.policy, s.legal, &wdl, sd);
+    }
+}
+
+/// Writes the iteration's games, one per line as `FEN;moves`, replayable by `oware replay`.
+fn write_games(path: &Path, rules: RuleSet, out: &SelfPlayOutput) -> Result<()> {
+    let mut text = String::new();
+    for g in &out.games {
+        // Replayed to know each mover (in ouril a player can move twice in a row).
+        let mut game = Game::new(rules, Position::start());
+        let start = *game.position();
+        let mut moves = String::with_capacity(g.moves.len());
+        for &a in &g.moves {
+            moves.push(move_letter(game.position().side, a as usize));
+            game.play(a as usize).context("replaying a self-play game")?;
+        }
+        text.push_str(&format!("{start};{moves}\n"));
+    }
+    atomic_write(path, text.as_bytes())
+}
+
+/// Removes the oldest `iter-*` checkpoints beyond `keep` (never `current`).
+fn prune_checkpoints(run: &RunDir, keep: usize, current: &str) -> Result<()> {
+    if keep == 0 {
+        return Ok(());
+    }
+    let dir = checkpoints_dir(&run.root);
+    let mut names: Vec<String> = fs::read_dir(&dir)?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.starts_with("iter-") && !n.contains(".tmp"))
+        .collect();
+    names.sort();
+    while names.len() > keep {
+        let n = names.remove(0);
+        if n != current {
+            fs::remove_dir_all(dir.join(&n)).with_context(|| format!("removing old checkpoint {n}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Shows self-play progress until the worker finishes: a bar on a terminal, a line
+/// every 30 s otherwise.
+fn show_progress<T>(
+    p: &Progress,
+    games: usize,
+    it: u32,
+    display: Display,
+    handle: &std::thread::ScopedJoinHandle<'_, T>,
+) {
+    let t0 = Instant::now();
+    let bar = (display == Display::Auto && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(games as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("iter {prefix} self-play [{bar:30}] {pos}/{len} games {msg}")
+                .expect("a valid template")
+                .progress_chars("=> "),
+        );
+        b.set_prefix(it.to_string());
+        b
+    });
+    let mut last_line = Instant::now();
+    while !handle.is_finished() {
+        std::thread::sleep(Duration::from_millis(200));
+        let s = t0.elapsed().as_secs_f64().max(1e-9);
+        let g = p.games.load(Ordering::Relaxed);
+        let msg = format!(
+            "{:.1} games/s, {:.0} sims/s, {:.0} samples/s",
+            g as f64 / s,
+            p.simulations.load(Ordering::Relaxed) as f64 / s,
+            p.samples.load(Ordering::Relaxed) as f64 / s
+        );
+        if let Some(b) = &bar {
+            b.set_position(g);
+            b.set_message(msg);
+        } else if display == Display::Lines && last_line.elapsed() > Duration::from_secs(30) {
+            eprintln!("iter {it} self-play: {g}/{games} games, {msg}");
+            last_line = Instant::now();
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+}
