@@ -264,6 +264,9 @@ pub(crate) mod tests {
 
     #[test]
     fn fast_path_equals_burn_path_default_model() {
+        // 1 and 7 rows take the small-batch kernel, 300 the gemm one.
+        check_fast_equals_burn(ModelConfig::default(), 1, 1);
+        check_fast_equals_burn(ModelConfig::default(), 7, 1);
         check_fast_equals_burn(ModelConfig::default(), 300, 1);
         check_fast_equals_burn(ModelConfig::default(), 300, 2);
     }

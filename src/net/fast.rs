@@ -217,17 +217,8 @@ impl FastNet {
 
         // Input layer, sparse: each row starts at the bias and adds v·W[i] for every
         // non-zero feature v = x[i].
-        for (xr, hr) in x.chunks_exact(d).zip(h.chunks_exact_mut(w)) {
-            hr.copy_from_slice(&self.input.b);
-            for (i, &v) in xr.iter().enumerate() {
-                if v != 0.0 {
-                    let wr = &self.input.w[i * w..(i + 1) * w];
-                    for (o, &wv) in hr.iter_mut().zip(wr) {
-                        *o += v * wv;
-                    }
-                }
-            }
-        }
+        fill_bias(h, &self.input.b);
+        sparse_acc(x, &self.input, h, n);
         finish(h, w, self.input_norm.as_ref(), Some(act));
 
         for b in &self.blocks {
@@ -275,8 +266,16 @@ fn fill_bias(y: &mut [f32], bias: &[f32]) {
     }
 }
 
+/// Batches up to this size skip `gemm` and run [`sparse_acc`]: for one position a
+/// matrix-vector product that skips the zeros ReLU leaves beats `gemm`'s packing.
+const SPARSE_MAX_ROWS: usize = 8;
+
 /// `y += x·W` for `x` `[n, k]`, `W` `[k, m]`, `y` `[n, m]`, all row-major.
 fn matmul_acc(x: &[f32], l: &Dense, y: &mut [f32], n: usize) {
+    if n <= SPARSE_MAX_ROWS {
+        sparse_acc(x, l, y, n);
+        return;
+    }
     let (k, m) = (l.k, l.m);
     assert!(x.len() >= n * k && y.len() >= n * m && l.w.len() == k * m);
     // SAFETY: the pointers cover `n·k`, `k·m` and `n·m` floats (checked above) with the
@@ -332,4 +331,56 @@ fn finish(y: &mut [f32], w: usize, norm: Option<&LayerNormW>, act: Option<Activa
         }
         None => {}
     }
+}
+
+/// `y += x·W` row by row, adding `x[r][i]·W[i]` only for the non-zero `x[r][i]`: the
+/// input layer (one-hot features are mostly zero) and small batches use it.
+fn sparse_acc(x: &[f32], l: &Dense, y: &mut [f32], n: usize) {
+    let (k, m) = (l.k, l.m);
+    assert!(x.len() >= n * k && y.len() >= n * m && l.w.len() == k * m);
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            unsafe { sparse_acc_avx512(x, &l.w, y, n, k, m) };
+            return;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has AVX2 and FMA (checked just above).
+            unsafe { sparse_acc_avx2(x, &l.w, y, n, k, m) };
+            return;
+        }
+    }
+    sparse_acc_generic(x, &l.w, y, n, k, m);
+}
+
+/// The loop of [`sparse_acc`], written once and compiled for several instruction sets
+/// (the crate is built for baseline x86-64; these copies let LLVM use wider vectors).
+#[inline(always)]
+fn sparse_acc_generic(x: &[f32], w: &[f32], y: &mut [f32], n: usize, k: usize, m: usize) {
+    for (xr, yr) in x[..n * k]
+        .chunks_exact(k)
+        .zip(y[..n * m].chunks_exact_mut(m))
+    {
+        for (i, &v) in xr.iter().enumerate() {
+            if v != 0.0 {
+                for (o, &wv) in yr.iter_mut().zip(&w[i * m..(i + 1) * m]) {
+                    *o += v * wv;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn sparse_acc_avx512(x: &[f32], w: &[f32], y: &mut [f32], n: usize, k: usize, m: usize) {
+    sparse_acc_generic(x, w, y, n, k, m)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn sparse_acc_avx2(x: &[f32], w: &[f32], y: &mut [f32], n: usize, k: usize, m: usize) {
+    sparse_acc_generic(x, w, y, n, k, m)
 }
