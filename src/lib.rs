@@ -1,7 +1,7 @@
 //! oware-zero: a self-play reinforcement-learning trainer for Oware.
 //!
 //! Modules in dependency order (each uses only those above it), as `src/README.md` says:
-//! `rng` → `game` → `env` → `search` → `cli`.
+//! `rng` → `game` → `env` → `search` → `net` → `selfplay` → `train` → `cli`.
 
 // Per-action code indexes several parallel [_; 6] arrays by action; index loops read
 // clearer there than zipped iterators.
@@ -14,6 +14,8 @@ pub mod game;
 pub mod env;
 
 pub mod search;
+
+pub mod net;
 
 pub mod selfplay;
 

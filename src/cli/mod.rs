@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use crate::game::{Game, Position, RuleSet};
 
 mod bench;
+mod infer;
 mod perft;
 mod replay;
 mod show;
@@ -28,6 +29,9 @@ enum Command {
     Show(show::Args),
     /// Replay games from stdin (one per line: optional `FEN;` then moves) as JSON lines.
     Replay(replay::Args),
+    /// The network's raw answer for one position (policy logits, W/D/L, value, store
+    /// difference) from a checkpoint or a run's latest checkpoint.
+    Infer(infer::Args),
     /// Measure the speed of a hot path.
     #[command(subcommand)]
     Bench(bench::Bench),
@@ -48,6 +52,7 @@ pub fn main() -> i32 {
         Command::Perft(a) => perft::run(a),
         Command::Show(a) => show::run(a),
         Command::Replay(a) => replay::run(a),
+        Command::Infer(a) => infer::run(a),
         Command::Bench(b) => bench::run(b),
     };
     match result {

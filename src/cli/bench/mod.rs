@@ -4,16 +4,21 @@ use anyhow::Result;
 use clap::Subcommand;
 
 mod game;
+mod net;
 
 /// Which hot path to measure.
 #[derive(Subcommand, Debug)]
 pub enum Bench {
     /// Rules engine: perft from the start and random playouts, single-threaded.
     Game(game::Args),
+    /// Network: evaluations per second by batch size (fast and burn paths, 1 and 2
+    /// threads), per-call overhead, training steps per second.
+    Net(net::Args),
 }
 
 pub fn run(b: Bench) -> Result<()> {
     match b {
         Bench::Game(a) => game::run(a),
+        Bench::Net(a) => net::run(a),
     }
 }
