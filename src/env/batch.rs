@@ -399,22 +399,28 @@ impl GameMut<'_> {
     /// Forgets the history and starts it at the current position.
     #[inline]
     fn reset_history(&mut self) {
-        let k = self.pos.key();
+        self.restart_history(self.pos.key());
+    }
+
+    /// Forgets the history and starts it at the position with key `k`.
+    #[inline(always)]
+    fn restart_history(&mut self, k: u128) {
         self.keys[0] = k;
         self.meta.hist_len = 1;
         self.meta.filter = filter_bit(k);
-        self.overflow.clear();
+        if !self.overflow.is_empty() {
+            self.overflow.clear();
+        }
     }
 
-    /// Records the current position, reached by a move capturing `captured` seeds;
+    /// Records the position with key `k`, reached by a move capturing `captured` seeds;
     /// `true` if it occurred since the last capture (as `History::record`).
-    #[inline]
-    fn record(&mut self, captured: u8) -> bool {
+    #[inline(always)]
+    fn record(&mut self, k: u128, captured: u8) -> bool {
         if captured > 0 {
-            self.reset_history();
+            self.restart_history(k);
             return false;
         }
-        let k = self.pos.key();
         let bit = filter_bit(k);
         let len = self.meta.hist_len as usize;
         let repeated = self.meta.filter & bit != 0
@@ -422,33 +428,44 @@ impl GameMut<'_> {
         if len < HISTORY_SLOTS {
             self.keys[len] = k;
         } else {
-            if len == HISTORY_SLOTS {
-                self.overflow.clear();
-                self.overflow.extend_from_slice(self.keys);
-            }
-            self.overflow.push(k);
+            self.spill(k);
         }
         self.meta.hist_len += 1;
         self.meta.filter |= bit;
         repeated
     }
 
+    /// Appends `k` to a history too long for its slots (rare: kept out of line).
+    #[cold]
+    #[inline(never)]
+    fn spill(&mut self, k: u128) {
+        if self.meta.hist_len as usize == HISTORY_SLOTS {
+            self.overflow.clear();
+            self.overflow.extend_from_slice(self.keys);
+        }
+        self.overflow.push(k);
+    }
+
     /// Plays `action` (legal: checked by the caller) and returns the outcome if the game
     /// ended; the legal mask is updated (0 if it ended).
-    #[inline]
+    #[inline(always)]
     fn play(&mut self, rules: RuleSet, action: usize) -> Option<Outcome> {
-        let info = self.pos.apply(rules, action);
+        // Work on a copy in registers: through the reference the compiler would keep
+        // every pit in memory.
+        let mut pos = *self.pos;
+        let info = pos.apply(rules, action);
+        *self.pos = pos;
         self.meta.ply += 1;
-        if self.record(info.captured) {
+        if self.record(pos.key(), info.captured) {
             *self.legal = 0;
-            return Some(self.pos.share_out(EndReason::Repetition, rules.repetition));
+            return Some(pos.share_out(EndReason::Repetition, rules.repetition));
         }
-        let legal = self.pos.legal_moves(rules);
+        let legal = pos.legal_moves(rules);
         *self.legal = legal;
         // Only a capture changes the stores, and only an empty mask ends the game
         // otherwise, so the full (slower) status check runs only then.
         if info.captured > 0 || legal == 0 {
-            let o = self.pos.status(rules);
+            let o = pos.status(rules);
             if o.is_some() {
                 *self.legal = 0;
             }
@@ -474,6 +491,7 @@ impl GameMut<'_> {
     /// game's RNG: `k` uniform in `min..=max`, then `k` uniform legal plies; an opening
     /// that ends the game is thrown away and drawn again (at most `OPENING_TRIES` times,
     /// then the start position is used).
+    #[inline(never)]
     fn begin_random(&mut self, rules: RuleSet, openings: Openings) {
         let span = openings.max_plies - openings.min_plies;
         for _ in 0..OPENING_TRIES {

@@ -187,20 +187,22 @@ pub struct Position {
     pub side: Side,
 }
 
-/// `SOW[p][k]`: one seed in each of the `k` pits after pit `p` (k < 11, pit `p` skipped).
-static SOW: [[[u8; 12]; 11]; 12] = build_sow_table();
-/// `LAP[p]`: one seed in every pit but `p`.
-static LAP: [[u8; 12]; 12] = build_lap_table();
+/// `SOW[p][k]`: one seed in each of the `k` pits after pit `p` (k < 11, pit `p` skipped),
+/// as 12 little-endian bytes (byte `i` = pit `i`) of a `u128`, so that sowing is one
+/// integer addition: no pit ever exceeds 48 seeds, so no byte carries into the next.
+static SOW: [[u128; 11]; 12] = build_sow_table();
+/// `LAP[p]`: one seed in every pit but `p`, packed as `SOW`.
+static LAP: [u128; 12] = build_lap_table();
 
-const fn build_sow_table() -> [[[u8; 12]; 11]; 12] {
-    let mut t = [[[0u8; 12]; 11]; 12];
+const fn build_sow_table() -> [[u128; 11]; 12] {
+    let mut t = [[0u128; 11]; 12];
     let mut p = 0;
     while p < 12 {
         let mut k = 0;
         while k < 11 {
             let mut j = 1;
             while j <= k {
-                t[p][k][(p + j) % 12] = 1;
+                t[p][k] |= 1u128 << (8 * ((p + j) % 12));
                 j += 1;
             }
             k += 1;
@@ -210,14 +212,37 @@ const fn build_sow_table() -> [[[u8; 12]; 11]; 12] {
     t
 }
 
-const fn build_lap_table() -> [[u8; 12]; 12] {
-    let mut t = [[1u8; 12]; 12];
+const fn build_lap_table() -> [u128; 12] {
+    let mut t = [0u128; 12];
     let mut p = 0;
     while p < 12 {
-        t[p][p] = 0;
+        let mut i = 0;
+        while i < 12 {
+            if i != p {
+                t[p] |= 1u128 << (8 * i);
+            }
+            i += 1;
+        }
         p += 1;
     }
     t
+}
+
+/// The 12 pits as the low 12 bytes of a `u128` (byte `i` = pit `i`).
+#[inline(always)]
+fn pack_pits(pits: &[u8; 12]) -> u128 {
+    let mut b = [0u8; 16];
+    b[..12].copy_from_slice(pits);
+    u128::from_le_bytes(b)
+}
+
+/// The inverse of [`pack_pits`].
+#[inline(always)]
+fn unpack_pits(w: u128) -> [u8; 12] {
+    let b = w.to_le_bytes();
+    let mut pits = [0u8; 12];
+    pits.copy_from_slice(&b[..12]);
+    pits
 }
 
 impl Default for Position {
@@ -356,16 +381,9 @@ impl Position {
         self.pits[from] = 0;
         let laps = seeds / 11;
         let rem = (seeds % 11) as usize;
-        let add = &SOW[from][rem];
-        if laps == 0 {
-            for (pit, &a) in self.pits.iter_mut().zip(add) {
-                *pit += a;
-            }
-        } else {
-            for ((pit, &a), &l) in self.pits.iter_mut().zip(add).zip(&LAP[from]) {
-                *pit += a + laps * l;
-            }
-        }
+        // One addition sows every seed: bytes never carry (at most 48 seeds per pit).
+        let add = SOW[from][rem] + laps as u128 * LAP[from];
+        self.pits = unpack_pits(pack_pits(&self.pits) + add);
         let last = if rem == 0 {
             (from + 11) % 12
         } else {
