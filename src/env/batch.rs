@@ -9,7 +9,7 @@
 //! | positions | 16 B | the current [`Position`] (`positions()` is the `&[Position]` an evaluator takes) |
 //! | legal | 1 B | legal-move mask of the current position, bit `a` = action `a`; 0 = parked (over) |
 //! | meta | 48 B | the game's RNG stream, ply counter, history length and filter |
-//! | keys | [`HISTORY_SLOTS`] × 16 B | the repetition history (exact position keys) |
+//! | keys | [`HISTORY_SLOTS`] × 8 B | the repetition history (exact keys, see `stretch_key`) |
 //! | overflow | 24 B | a `Vec` used only by the rare game going more than [`HISTORY_SLOTS`] plies without a capture; its storage is kept |
 //! | outcomes | 8 B | the result of the last game finished in this slot |
 //!
@@ -232,8 +232,8 @@ pub struct BatchEnv {
     positions: Vec<Position>,
     legal: Vec<u8>,
     meta: Vec<Meta>,
-    keys: Vec<u128>,
-    overflow: Vec<Vec<u128>>,
+    keys: Vec<u64>,
+    overflow: Vec<Vec<u64>>,
     outcomes: Vec<Option<Outcome>>,
     finished_total: u64,
 }
@@ -250,8 +250,8 @@ struct Lanes<'a> {
     positions: &'a mut [Position],
     legal: &'a mut [u8],
     meta: &'a mut [Meta],
-    keys: &'a mut [u128],
-    overflow: &'a mut [Vec<u128>],
+    keys: &'a mut [u64],
+    overflow: &'a mut [Vec<u64>],
     outcomes: &'a mut [Option<Outcome>],
 }
 
@@ -367,16 +367,52 @@ where
     a + b
 }
 
+/// The key of `pos` in the history of its stretch of play since the last capture: exact
+/// within that stretch, in 8 bytes instead of the 16 of [`Position::key`].
+///
+/// Between captures the stores, and so the seeds on the board, do not change, so the
+/// pits and the side to move identify the position. The pits are written "stars and
+/// bars": bit `s_i + i` is set, where `s_i` is the number of seeds in pits `0..=i`,
+/// marking where pit `i` ends; at most 48 + 11 = 59, so bits 0..59 hold the board and
+/// bit 63 the side. Two boards with the same total differ in some pit, hence in the
+/// first separator that moves: the map is one-to-one.
+#[inline(always)]
+fn stretch_key(pos: &Position) -> u64 {
+    let mut k = (pos.side as u64) << 63;
+    let mut at = 0u32;
+    for &p in &pos.pits {
+        at += p as u32;
+        k |= 1u64 << at;
+        at += 1;
+    }
+    k
+}
+
+/// The [`Position::key`] of the position with stretch key `k` and stores `stores`.
+fn full_key(k: u64, stores: [u8; 2]) -> u128 {
+    let mut pos = Position::start();
+    let mut bits = k & ((1u64 << 60) - 1);
+    let mut prev = 0u32;
+    for pit in pos.pits.iter_mut() {
+        let at = bits.trailing_zeros();
+        *pit = (at - prev) as u8;
+        prev = at + 1;
+        bits &= bits - 1;
+    }
+    pos.stores = stores;
+    pos.side = crate::game::Side::from_index((k >> 63) as usize);
+    pos.key()
+}
+
 /// A cheap hash of a key to one of 64 filter bits.
 #[inline(always)]
-fn filter_bit(key: u128) -> u64 {
-    let h = (key as u64 ^ (key >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    1u64 << (h >> 58)
+fn filter_bit(key: u64) -> u64 {
+    1u64 << (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
 }
 
 /// The keys of one game's history: in place, or spilled into its overflow `Vec`.
 #[inline]
-fn history_slice<'k>(keys: &'k [u128], overflow: &'k [u128], len: u32) -> &'k [u128] {
+fn history_slice<'k>(keys: &'k [u64], overflow: &'k [u64], len: u32) -> &'k [u64] {
     let len = len as usize;
     if len <= HISTORY_SLOTS {
         &keys[..len]
@@ -390,8 +426,8 @@ struct GameMut<'g> {
     pos: &'g mut Position,
     legal: &'g mut u8,
     meta: &'g mut Meta,
-    keys: &'g mut [u128],
-    overflow: &'g mut Vec<u128>,
+    keys: &'g mut [u64],
+    overflow: &'g mut Vec<u64>,
     outcome: &'g mut Option<Outcome>,
 }
 
@@ -399,24 +435,23 @@ impl GameMut<'_> {
     /// Forgets the history and starts it at the current position.
     #[inline]
     fn reset_history(&mut self) {
-        self.restart_history(self.pos.key());
+        self.restart_history(stretch_key(self.pos));
     }
 
     /// Forgets the history and starts it at the position with key `k`.
     #[inline(always)]
-    fn restart_history(&mut self, k: u128) {
+    fn restart_history(&mut self, k: u64) {
         self.keys[0] = k;
         self.meta.hist_len = 1;
         self.meta.filter = filter_bit(k);
-        if !self.overflow.is_empty() {
-            self.overflow.clear();
-        }
+        // The overflow is left alone (its header lives elsewhere in memory): it is read
+        // only past `HISTORY_SLOTS` keys, and `spill` refills it from the slots first.
     }
 
     /// Records the position with key `k`, reached by a move capturing `captured` seeds;
     /// `true` if it occurred since the last capture (as `History::record`).
     #[inline(always)]
-    fn record(&mut self, k: u128, captured: u8) -> bool {
+    fn record(&mut self, k: u64, captured: u8) -> bool {
         if captured > 0 {
             self.restart_history(k);
             return false;
@@ -438,7 +473,7 @@ impl GameMut<'_> {
     /// Appends `k` to a history too long for its slots (rare: kept out of line).
     #[cold]
     #[inline(never)]
-    fn spill(&mut self, k: u128) {
+    fn spill(&mut self, k: u64) {
         if self.meta.hist_len as usize == HISTORY_SLOTS {
             self.overflow.clear();
             self.overflow.extend_from_slice(self.keys);
@@ -456,7 +491,7 @@ impl GameMut<'_> {
         let info = pos.apply(rules, action);
         *self.pos = pos;
         self.meta.ply += 1;
-        if self.record(pos.key(), info.captured) {
+        if self.record(stretch_key(&pos), info.captured) {
             *self.legal = 0;
             return Some(pos.share_out(EndReason::Repetition, rules.repetition));
         }
@@ -757,20 +792,25 @@ impl BatchEnv {
         self.meta[i].ply
     }
 
-    /// Game `i`'s repetition history: the keys ([`Position::key`]) of the positions since
-    /// the last capture, oldest first, the current one last. Panics if `i ≥ len()`.
-    pub fn history_keys(&self, i: usize) -> &[u128] {
-        history_slice(
+    /// Positions in game `i`'s repetition history (since the last capture, the current
+    /// one included). Panics if `i ≥ len()`.
+    pub fn history_len(&self, i: usize) -> usize {
+        self.meta[i].hist_len as usize
+    }
+
+    /// Game `i`'s repetition history as a [`History`] for a search: the positions since
+    /// the last capture, the current one last (allocates). Panics if `i ≥ len()`.
+    pub fn history(&self, i: usize) -> History {
+        let stores = self.positions[i].stores;
+        let keys: Vec<u128> = history_slice(
             &self.keys[i * HISTORY_SLOTS..(i + 1) * HISTORY_SLOTS],
             &self.overflow[i],
             self.meta[i].hist_len,
         )
-    }
-
-    /// Game `i`'s repetition history as a [`History`] for a search (allocates).
-    /// Panics if `i ≥ len()`.
-    pub fn history(&self, i: usize) -> History {
-        History::from_keys(self.history_keys(i))
+        .iter()
+        .map(|&k| full_key(k, stores))
+        .collect();
+        History::from_keys(&keys)
     }
 
     /// The outcome of the last game that ended in slot `i` (kept until the next one

@@ -177,7 +177,11 @@ impl Outcome {
 }
 
 /// A position: pits, stores and the side to move. 16 bytes, `Copy`.
+///
+/// `repr(C)` puts the pits at offset 0, so that reading them as one word after the
+/// position was copied (two 8-byte stores) is forwarded from those stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(C)]
 pub struct Position {
     /// Seeds in pits 0..11 (sowing order; 0..5 South's, 6..11 North's).
     pub pits: [u8; 12],
@@ -377,13 +381,15 @@ impl Position {
     fn apply_raw(&mut self, rules: RuleSet, action: usize) -> MoveInfo {
         let me = self.side;
         let from = me.base() + action;
-        let seeds = self.pits[from];
-        self.pits[from] = 0;
+        // In registers: clearing the pit in memory and then reading all pits back as
+        // one word would stall on store forwarding.
+        let w = pack_pits(&self.pits);
+        let seeds = (w >> (8 * from)) as u8;
         let laps = seeds / 11;
         let rem = (seeds % 11) as usize;
         // One addition sows every seed: bytes never carry (at most 48 seeds per pit).
         let add = SOW[from][rem] + laps as u128 * LAP[from];
-        self.pits = unpack_pits(pack_pits(&self.pits) + add);
+        self.pits = unpack_pits((w & !(0xFFu128 << (8 * from))) + add);
         let last = if rem == 0 {
             (from + 11) % 12
         } else {

@@ -122,10 +122,11 @@ fn compare_with_scalar(
                 assert_eq!(env.position(i), r.game.position(), "{}", ctx());
                 assert_eq!(env.legal(i), r.game.legal_moves(), "{}", ctx());
                 assert_eq!(env.ply(i) as usize, r.game.moves().len(), "{}", ctx());
-                assert_eq!(env.history_keys(i), r.game.history().keys(), "{}", ctx());
+                assert_eq!(env.history(i).keys(), r.game.history().keys(), "{}", ctx());
+                assert_eq!(env.history_len(i), r.game.history().len(), "{}", ctx());
                 assert_eq!(env.last_outcome(i), r.last, "{}", ctx());
                 assert_eq!(env.is_parked(i), r.game.is_over(), "{}", ctx());
-                longest = longest.max(env.history_keys(i).len());
+                longest = longest.max(env.history_len(i));
             }
         }
         assert_eq!(env.games_finished(), finished);
@@ -254,7 +255,7 @@ fn repetition_example_ends_in_a_draw_and_resets() {
     // Auto-reset: a fresh game from the start, untouched neighbour.
     assert_eq!(*env.position(1), Position::start());
     assert_eq!(env.ply(1), 0);
-    assert_eq!(env.history_keys(1), &[Position::start().key()]);
+    assert_eq!(env.history(1).keys(), &[Position::start().key()]);
     assert_eq!(*env.position(0), Position::start());
     assert_eq!(env.last_outcome(0), None);
 }
@@ -420,4 +421,32 @@ fn illegal_actions_are_reported_and_change_nothing() {
         env.reset_game(0, over),
         Err(EnvError::StartIsOver { game: 0, .. })
     ));
+}
+
+#[test]
+fn stretch_keys_decode_back_to_their_position() {
+    // A left inverse makes the key one-to-one, so comparing keys is comparing positions.
+    let mut rng = Rng::new(9);
+    let mut extremes = Vec::new();
+    for pit in [0, 5, 6, 11] {
+        let mut p = Position::start();
+        p.pits = [0; 12];
+        p.pits[pit] = 48;
+        p.stores = [0, 0];
+        extremes.push(p);
+    }
+    for p in extremes {
+        assert_eq!(full_key(stretch_key(&p), p.stores), p.key(), "{p}");
+    }
+    for _ in 0..20_000 {
+        let mut p = Position::start();
+        p.pits = [0; 12];
+        let board = rng.below(49);
+        for _ in 0..board {
+            p.pits[rng.below(12) as usize] += 1;
+        }
+        p.stores = [(48 - board) as u8, 0];
+        p.side = Side::from_index(rng.below(2) as usize);
+        assert_eq!(full_key(stretch_key(&p), p.stores), p.key(), "{p}");
+    }
 }
