@@ -232,6 +232,14 @@ const fn build_lap_table() -> [u128; 12] {
     t
 }
 
+/// Bit 7 of byte `a` (a < 8) of `x`, every other bit 0, to bit `a` of the result.
+/// The multiplier's bits 7j put bit 8a at 8a + 7j; only j = 8 − a reaches 56 + a, and all
+/// the products fall on distinct bits, so nothing carries.
+#[inline(always)]
+fn gather_high_bits(x: u64) -> u8 {
+    (((x >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56) as u8
+}
+
 /// The 12 pits as the low 12 bytes of a `u128` (byte `i` = pit `i`).
 #[inline(always)]
 fn pack_pits(pits: &[u8; 12]) -> u128 {
@@ -333,22 +341,29 @@ impl Position {
     }
 
     /// Own non-empty pits, restricted to feeding moves when the rules oblige it.
+    ///
+    /// Branch-free on the six pits at once (SWAR): each row is six bytes of a `u64`, and
+    /// adding `0x80 − t` to a byte sets its high bit iff it holds at least `t` seeds
+    /// (no byte carries: at most 48 + 0x7F).
     #[inline]
     fn feeding_moves(&self, rules: RuleSet) -> u8 {
-        let b = self.side.base();
-        let mut nonempty = 0u8;
-        let mut feeding = 0u8;
-        for a in 0..6 {
-            let s = self.pits[b + a];
-            nonempty |= ((s != 0) as u8) << a;
-            // From action a, 5 - a own pits follow before the opponent's row.
-            feeding |= ((s as usize > 5 - a) as u8) << a;
-        }
-        if rules.must_feed && self.row_seeds(self.side.opponent()) == 0 {
-            feeding
+        const ROW: u64 = 0xFFFF_FFFF_FFFF;
+        const HIGH: u64 = 0x8080_8080_8080;
+        /// Byte `a` is `0x80 − 1`: non-empty.
+        const NONEMPTY: u64 = 0x7F7F_7F7F_7F7F;
+        /// Byte `a` is `0x80 − (6 − a)`: at least 6 − a seeds, so the sowing from action
+        /// `a` passes the mover's 5 − a later pits and reaches the opponent's row.
+        const FEEDS: u64 = 0x7F7E_7D7C_7B7A;
+        let w = pack_pits(&self.pits);
+        let s = self.side as u32;
+        let own = (w >> (48 * s)) as u64 & ROW;
+        let opp = (w >> (48 * (1 - s))) as u64 & ROW;
+        let add = if rules.must_feed && opp == 0 {
+            FEEDS
         } else {
-            nonempty
-        }
+            NONEMPTY
+        };
+        gather_high_bits((own + add) & HIGH)
     }
 
     /// Which of the moves in `mask` would capture the opponent's whole row.
