@@ -378,12 +378,16 @@ where
 /// first separator that moves: the map is one-to-one.
 #[inline(always)]
 fn stretch_key(pos: &Position) -> u64 {
+    let mut b = [0u8; 16];
+    b[..12].copy_from_slice(&pos.pits);
+    // Byte i of the product is the sum of pits 0..=i (at most 48: no carries), plus i.
+    let ones = u128::from_le_bytes([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]);
+    let index = u128::from_le_bytes([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 0, 0, 0]);
+    let ends = (u128::from_le_bytes(b).wrapping_mul(ones) + index).to_le_bytes();
+    // Independent shifts rather than a running sum: no long dependency chain.
     let mut k = (pos.side as u64) << 63;
-    let mut at = 0u32;
-    for &p in &pos.pits {
-        at += p as u32;
-        k |= 1u64 << at;
-        at += 1;
+    for &e in &ends[..12] {
+        k |= 1u64 << e;
     }
     k
 }

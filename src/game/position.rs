@@ -240,6 +240,25 @@ fn gather_high_bits(x: u64) -> u8 {
     (((x >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56) as u8
 }
 
+/// `BYTE_MASK[m]`: byte `a` is `0xFF` iff bit `a` of the 6-bit `m` is set.
+static BYTE_MASK: [u64; 64] = build_byte_mask();
+
+const fn build_byte_mask() -> [u64; 64] {
+    let mut t = [0u64; 64];
+    let mut m = 0;
+    while m < 64 {
+        let mut a = 0;
+        while a < 6 {
+            if m & (1 << a) != 0 {
+                t[m] |= 0xFF << (8 * a);
+            }
+            a += 1;
+        }
+        m += 1;
+    }
+    t
+}
+
 /// The 12 pits as the low 12 bytes of a `u128` (byte `i` = pit `i`).
 #[inline(always)]
 fn pack_pits(pits: &[u8; 12]) -> u128 {
@@ -392,8 +411,14 @@ impl Position {
     }
 
     /// Sowing and capturing without any legality check.
+    ///
+    /// The capture works on the opponent's row as six bytes of a `u64` (SWAR): which
+    /// pits hold 2 or 3, the run of them ending at the last pit, their sum and their
+    /// removal are a few integer operations instead of a data-dependent loop, whose
+    /// branches random play mispredicts.
     #[inline]
     fn apply_raw(&mut self, rules: RuleSet, action: usize) -> MoveInfo {
+        const ROW: u64 = 0xFFFF_FFFF_FFFF;
         let me = self.side;
         let from = me.base() + action;
         // In registers: clearing the pit in memory and then reading all pits back as
@@ -404,7 +429,7 @@ impl Position {
         let rem = (seeds % 11) as usize;
         // One addition sows every seed: bytes never carry (at most 48 seeds per pit).
         let add = SOW[from][rem] + laps as u128 * LAP[from];
-        self.pits = unpack_pits((w & !(0xFFu128 << (8 * from))) + add);
+        let mut w = (w & !(0xFFu128 << (8 * from))) + add;
         let last = if rem == 0 {
             (from + 11) % 12
         } else {
@@ -417,23 +442,24 @@ impl Position {
 
         let opp = me.opponent();
         let ob = opp.base();
-        if last >= ob && last < ob + 6 {
-            // Walk back from the last pit while the pits hold 2 or 3.
-            let mut i = last;
-            let mut taken = 0u8;
-            loop {
-                let s = self.pits[i];
-                if s != 2 && s != 3 {
-                    break;
-                }
-                taken += s;
-                if i == ob {
-                    break;
-                }
-                i -= 1;
-            }
-            if taken > 0 {
-                let whole_row = taken == self.row_seeds(opp);
+        let opp_shift = 8 * ob as u32;
+        let j = last.wrapping_sub(ob);
+        if j < 6 {
+            let row = (w >> opp_shift) as u64 & ROW;
+            // Bytes holding 2 or 3 become 0; a byte's high bit is then set iff it is not 0.
+            let x = (row & 0xFEFE_FEFE_FEFE) ^ 0x0202_0202_0202;
+            let other = gather_high_bits((x + 0x7F7F_7F7F_7F7F) & 0x8080_8080_8080);
+            // Pits 0..=j of the row; the run of 2s and 3s ending at j starts just above
+            // the highest pit among them holding another count.
+            let upto = (2u32 << j) - 1;
+            let stop = other as u32 & upto;
+            let begin = 32 - stop.leading_zeros();
+            let chain = upto & !((1u32 << begin) - 1);
+            if chain != 0 {
+                let cmask = BYTE_MASK[chain as usize];
+                let taken_row = row & cmask;
+                let taken = (taken_row.wrapping_mul(0x0101_0101_0101) >> 40) as u8;
+                let whole_row = taken_row == row;
                 info.grand_slam = whole_row;
                 let capture = !whole_row
                     || !matches!(
@@ -441,25 +467,15 @@ impl Position {
                         GrandSlam::CapturesNothing | GrandSlam::Illegal
                     );
                 if capture {
-                    let mut j = last;
-                    loop {
-                        let s = self.pits[j];
-                        if s != 2 && s != 3 {
-                            break;
-                        }
-                        self.pits[j] = 0;
-                        if j == ob {
-                            break;
-                        }
-                        j -= 1;
-                    }
+                    w &= !((cmask as u128) << opp_shift);
                     info.captured = taken;
                     self.stores[me.index()] += taken;
                     if whole_row && rules.grand_slam == GrandSlam::CapturesAllAndEnds {
                         // The capturer also takes every seed left (all in his row).
-                        let b = me.base();
-                        let rest: u8 = self.pits[b..b + 6].iter().sum();
-                        self.pits[b..b + 6].fill(0);
+                        let mine_shift = 8 * me.base() as u32;
+                        let mine = (w >> mine_shift) as u64 & ROW;
+                        let rest = (mine.wrapping_mul(0x0101_0101_0101) >> 40) as u8;
+                        w &= !((ROW as u128) << mine_shift);
                         self.stores[me.index()] += rest;
                     }
                 } else {
@@ -467,6 +483,7 @@ impl Position {
                 }
             }
         }
+        self.pits = unpack_pits(w);
         self.side = opp;
         if rules.grand_slam == GrandSlam::CapturesAllMoveAgain
             && self.row_seeds(opp) == 0
