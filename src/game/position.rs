@@ -416,7 +416,7 @@ impl Position {
     /// pits hold 2 or 3, the run of them ending at the last pit, their sum and their
     /// removal are a few integer operations instead of a data-dependent loop, whose
     /// branches random play mispredicts.
-    #[inline]
+    #[inline(always)]
     fn apply_raw(&mut self, rules: RuleSet, action: usize) -> MoveInfo {
         const ROW: u64 = 0xFFFF_FFFF_FFFF;
         let me = self.side;
@@ -443,45 +443,42 @@ impl Position {
         let opp = me.opponent();
         let ob = opp.base();
         let opp_shift = 8 * ob as u32;
+        // Branch-free: whether the last seed lands in the opponent's row and whether it
+        // captures are coin flips in random play, so branches on them mispredict. With
+        // no capture every mask below is 0 and the updates change nothing.
         let j = last.wrapping_sub(ob);
-        if j < 6 {
-            let row = (w >> opp_shift) as u64 & ROW;
-            // Bytes holding 2 or 3 become 0; a byte's high bit is then set iff it is not 0.
-            let x = (row & 0xFEFE_FEFE_FEFE) ^ 0x0202_0202_0202;
-            let other = gather_high_bits((x + 0x7F7F_7F7F_7F7F) & 0x8080_8080_8080);
-            // Pits 0..=j of the row; the run of 2s and 3s ending at j starts just above
-            // the highest pit among them holding another count.
-            let upto = (2u32 << j) - 1;
-            let stop = other as u32 & upto;
-            let begin = 32 - stop.leading_zeros();
-            let chain = upto & !((1u32 << begin) - 1);
-            if chain != 0 {
-                let cmask = BYTE_MASK[chain as usize];
-                let taken_row = row & cmask;
-                let taken = (taken_row.wrapping_mul(0x0101_0101_0101) >> 40) as u8;
-                let whole_row = taken_row == row;
-                info.grand_slam = whole_row;
-                let capture = !whole_row
-                    || !matches!(
-                        rules.grand_slam,
-                        GrandSlam::CapturesNothing | GrandSlam::Illegal
-                    );
-                if capture {
-                    w &= !((cmask as u128) << opp_shift);
-                    info.captured = taken;
-                    self.stores[me.index()] += taken;
-                    if whole_row && rules.grand_slam == GrandSlam::CapturesAllAndEnds {
-                        // The capturer also takes every seed left (all in his row).
-                        let mine_shift = 8 * me.base() as u32;
-                        let mine = (w >> mine_shift) as u64 & ROW;
-                        let rest = (mine.wrapping_mul(0x0101_0101_0101) >> 40) as u8;
-                        w &= !((ROW as u128) << mine_shift);
-                        self.stores[me.index()] += rest;
-                    }
-                } else {
-                    info.grand_slam_refused = true;
-                }
-            }
+        let row = (w >> opp_shift) as u64 & ROW;
+        // Bytes holding 2 or 3 become 0; a byte's high bit is then set iff it is not 0.
+        let x = (row & 0xFEFE_FEFE_FEFE) ^ 0x0202_0202_0202;
+        let other = gather_high_bits((x + 0x7F7F_7F7F_7F7F) & 0x8080_8080_8080);
+        // Pits 0..=j of the row; the run of 2s and 3s ending at j starts just above the
+        // highest pit among them holding another count.
+        let upto = if j < 6 { (2u32 << j) - 1 } else { 0 };
+        let stop = other as u32 & upto;
+        let begin = 32 - stop.leading_zeros();
+        let chain = upto & !((1u32 << begin) - 1);
+        let cmask = BYTE_MASK[chain as usize & 63];
+        let taken_row = row & cmask;
+        let taken = (taken_row.wrapping_mul(0x0101_0101_0101) >> 40) as u8;
+        let whole_row = chain != 0 && taken_row == row;
+        let capture = !whole_row
+            || !matches!(
+                rules.grand_slam,
+                GrandSlam::CapturesNothing | GrandSlam::Illegal
+            );
+        info.grand_slam = whole_row;
+        info.grand_slam_refused = !capture;
+        let kept = if capture { !cmask } else { u64::MAX };
+        w &= !((!kept as u128) << opp_shift);
+        info.captured = if capture { taken } else { 0 };
+        self.stores[me.index()] += info.captured;
+        if whole_row && capture && rules.grand_slam == GrandSlam::CapturesAllAndEnds {
+            // The capturer also takes every seed left (all in his row).
+            let mine_shift = 8 * me.base() as u32;
+            let mine = (w >> mine_shift) as u64 & ROW;
+            let rest = (mine.wrapping_mul(0x0101_0101_0101) >> 40) as u8;
+            w &= !((ROW as u128) << mine_shift);
+            self.stores[me.index()] += rest;
         }
         self.pits = unpack_pits(w);
         self.side = opp;
