@@ -25,7 +25,7 @@
 
 use thiserror::Error;
 
-use crate::game::{EndReason, History, Outcome, Position, RuleSet, mask_letters};
+use crate::game::{EndReason, History, Outcome, Position, RuleSet, TOTAL_SEEDS, mask_letters};
 use crate::rng::Rng;
 
 use super::encoding::Encoding;
@@ -157,6 +157,16 @@ pub enum EnvError {
         game: usize,
         /// Games in the batch.
         games: usize,
+    },
+    /// A start position whose seeds do not add up to the game's total.
+    #[error("game {game}: the start position holds {seeds} seeds, expected {expected}")]
+    BadSeedCount {
+        /// The game's index.
+        game: usize,
+        /// Seeds in the pits and stores.
+        seeds: u32,
+        /// The game's total (48).
+        expected: u8,
     },
     /// A start position in which the game is already over.
     #[error("game {game}: the start position {fen} is already over")]
@@ -834,9 +844,24 @@ impl BatchEnv {
     }
 
     /// Starts a new game in slot `i` at `start` (history and ply counter reset). The
-    /// slot's RNG stream and last outcome are kept.
+    /// slot's RNG stream and last outcome are kept. `start` must hold the game's 48 seeds
+    /// and not be over.
     pub fn reset_game(&mut self, i: usize, start: Position) -> Result<(), EnvError> {
         self.check_game(i)?;
+        // The engine's packed arithmetic relies on at most 48 seeds per pit.
+        let seeds = start
+            .pits
+            .iter()
+            .chain(&start.stores)
+            .map(|&s| s as u32)
+            .sum();
+        if seeds != TOTAL_SEEDS as u32 {
+            return Err(EnvError::BadSeedCount {
+                game: i,
+                seeds,
+                expected: TOTAL_SEEDS,
+            });
+        }
         let rules = self.config.rules;
         if start.status(rules).is_some() {
             return Err(EnvError::StartIsOver {

@@ -416,6 +416,16 @@ fn illegal_actions_are_reported_and_change_nothing() {
         env.reset_game(3, Position::start()),
         Err(EnvError::NoSuchGame { game: 3, games: 3 })
     ));
+    let mut odd = Position::start();
+    odd.pits[3] = 200;
+    assert!(matches!(
+        env.reset_game(1, odd),
+        Err(EnvError::BadSeedCount {
+            game: 1,
+            seeds: 244,
+            expected: 48
+        })
+    ));
     let over = fen("0-0-0-0-0-1-1-2-0-18-1-0-25-0-S");
     assert!(matches!(
         env.reset_game(0, over),
@@ -449,4 +459,20 @@ fn stretch_keys_decode_back_to_their_position() {
         p.side = Side::from_index(rng.below(2) as usize);
         assert_eq!(full_key(stretch_key(&p), p.stores), p.key(), "{p}");
     }
+}
+
+#[test]
+fn features_of_a_hand_checked_north_position() {
+    // RULES.md example 6 position, North to move: North's pits a..f come first, then
+    // South's A..F, then North's store, then South's (encoding.rs's documented layout).
+    let mut env = BatchEnv::new(2, EnvConfig::default()).unwrap();
+    env.reset_game(1, fen("3-1-1-1-0-0-0-0-8-0-0-1-16-17-N"))
+        .unwrap();
+    let mut f = [0f32; 28];
+    env.encode(Encoding::Counts, &mut f).unwrap();
+    let north = [0., 0., 8., 0., 0., 1., 3., 1., 1., 1., 0., 0., 17., 16.].map(|x: f32| x / 48.0);
+    let start = [4.0f32 / 48.0; 12];
+    assert_eq!(&f[..12], &start[..]);
+    assert_eq!(&f[12..14], &[0.0, 0.0]);
+    assert_eq!(&f[14..], &north[..]);
 }
