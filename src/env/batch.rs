@@ -236,6 +236,9 @@ struct Meta {
 }
 
 /// N games stepped together. See the module documentation for the layout.
+///
+/// The work runs on the current rayon pool (the global one, one thread per core, unless
+/// called inside `ThreadPool::install`), in tasks of at least 256 games.
 #[derive(Debug)]
 pub struct BatchEnv {
     config: EnvConfig,
