@@ -471,15 +471,18 @@ impl Position {
         let kept = if capture { !cmask } else { u64::MAX };
         w &= !((!kept as u128) << opp_shift);
         info.captured = if capture { taken } else { 0 };
-        self.stores[me.index()] += info.captured;
+        let mut gain = info.captured;
         if whole_row && capture && rules.grand_slam == GrandSlam::CapturesAllAndEnds {
             // The capturer also takes every seed left (all in his row).
             let mine_shift = 8 * me.base() as u32;
             let mine = (w >> mine_shift) as u64 & ROW;
-            let rest = (mine.wrapping_mul(0x0101_0101_0101) >> 40) as u8;
+            gain += (mine.wrapping_mul(0x0101_0101_0101) >> 40) as u8;
             w &= !((ROW as u128) << mine_shift);
-            self.stores[me.index()] += rest;
         }
+        // Both stores as one word: a single-byte store followed by the caller's copy of
+        // the whole position would stall on store forwarding. No carry: a store ≤ 48.
+        let stores = u16::from_le_bytes(self.stores) + ((gain as u16) << (8 * me.index()));
+        self.stores = stores.to_le_bytes();
         self.pits = unpack_pits(w);
         self.side = opp;
         if rules.grand_slam == GrandSlam::CapturesAllMoveAgain
