@@ -355,10 +355,11 @@ impl<'a> Io<'a> {
     }
 }
 
-/// Games per parallel task for a batch of `n`: a few tasks per thread for balance,
-/// never fewer than `MIN_CHUNK` games each.
+/// Games per parallel task for a batch of `n`: 16 tasks per thread, so that when the
+/// scheduler stalls one thread the others can steal most of its share, never fewer
+/// than `MIN_CHUNK` games each.
 fn chunk_size(n: usize) -> usize {
-    let tasks = 4 * rayon::current_num_threads().max(1);
+    let tasks = 16 * rayon::current_num_threads().max(1);
     n.div_ceil(tasks).max(MIN_CHUNK)
 }
 
