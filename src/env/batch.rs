@@ -278,6 +278,31 @@ fn split<T>(s: &mut [T], mid: usize, per: usize) -> (&mut [T], &mut [T]) {
 }
 
 impl<'a> Lanes<'a> {
+    /// Calls `f(i, game)` for every game of the range, `i` counted from its start.
+    #[inline(always)]
+    fn for_each_game(self, mut f: impl FnMut(usize, GameMut<'_>)) {
+        let games = self
+            .positions
+            .iter_mut()
+            .zip(self.legal.iter_mut())
+            .zip(self.meta.iter_mut())
+            .zip(self.keys.chunks_exact_mut(HISTORY_SLOTS))
+            .zip(self.overflow.iter_mut().zip(self.outcomes.iter_mut()));
+        for (i, ((((pos, legal), meta), keys), (overflow, outcome))) in games.enumerate() {
+            f(
+                i,
+                GameMut {
+                    pos,
+                    legal,
+                    meta,
+                    keys,
+                    overflow,
+                    outcome,
+                },
+            );
+        }
+    }
+
     fn len(&self) -> usize {
         self.positions.len()
     }
@@ -576,49 +601,27 @@ impl GameMut<'_> {
 /// Steps every game of `lanes` (one task's share). Actions are already validated.
 fn step_chunk(config: &EnvConfig, lanes: Lanes<'_>, io: Io<'_>) -> StepSummary {
     let rules = config.rules;
-    let Lanes {
-        positions,
-        legal,
-        meta,
-        keys,
-        overflow,
-        outcomes,
-    } = lanes;
     let Io { actions, out } = io;
     let want_legal = !out.legal.is_empty();
+    let want_features = !out.features.is_empty();
     let want_rewards = !out.rewards.is_empty();
     let want_done = !out.done.is_empty();
     let dim = out.encoding.dim();
     let mut summary = StepSummary::default();
-    for (i, ((((pos, lg), m), ks), (ov, oc))) in positions
-        .iter_mut()
-        .zip(legal.iter_mut())
-        .zip(meta.iter_mut())
-        .zip(keys.chunks_exact_mut(HISTORY_SLOTS))
-        .zip(overflow.iter_mut().zip(outcomes.iter_mut()))
-        .enumerate()
-    {
-        let mask = *lg;
+    lanes.for_each_game(|i, mut g| {
+        let mask = *g.legal;
         let action = match actions {
             // Parked games and `SKIP` are not stepped.
             Actions::Given(a) if a[i] == SKIP || mask == 0 => None,
             Actions::Given(a) => Some(a[i] as usize),
             Actions::Random if mask == 0 => None,
-            Actions::Random => Some(m.rng.pick_bit(mask)),
+            Actions::Random => Some(g.meta.rng.pick_bit(mask)),
         };
         let mut reward = 0.0;
         let mut done = false;
         if let Some(a) = action {
             summary.stepped += 1;
-            let mover = pos.side;
-            let mut g = GameMut {
-                pos,
-                legal: lg,
-                meta: m,
-                keys: ks,
-                overflow: ov,
-                outcome: oc,
-            };
+            let mover = g.pos.side;
             if let Some(o) = g.play(rules, a) {
                 summary.finished += 1;
                 done = true;
@@ -628,21 +631,13 @@ fn step_chunk(config: &EnvConfig, lanes: Lanes<'_>, io: Io<'_>) -> StepSummary {
                     g.begin_random(rules, config.openings);
                 }
             }
-            if want_legal {
-                out.legal[i] = *g.legal;
-            }
-            if dim > 0 && !out.features.is_empty() {
-                out.encoding
-                    .encode(g.pos, &mut out.features[i * dim..(i + 1) * dim]);
-            }
-        } else {
-            if want_legal {
-                out.legal[i] = mask;
-            }
-            if !out.features.is_empty() {
-                out.encoding
-                    .encode(pos, &mut out.features[i * dim..(i + 1) * dim]);
-            }
+        }
+        if want_legal {
+            out.legal[i] = *g.legal;
+        }
+        if want_features {
+            out.encoding
+                .encode(g.pos, &mut out.features[i * dim..(i + 1) * dim]);
         }
         if want_rewards {
             out.rewards[i] = reward;
@@ -650,7 +645,7 @@ fn step_chunk(config: &EnvConfig, lanes: Lanes<'_>, io: Io<'_>) -> StepSummary {
         if want_done {
             out.done[i] = done;
         }
-    }
+    });
     summary
 }
 
@@ -694,31 +689,7 @@ impl BatchEnv {
             },
             chunk_size(n),
             &|lanes: Lanes<'_>, _io| {
-                let Lanes {
-                    positions,
-                    legal,
-                    meta,
-                    keys,
-                    overflow,
-                    outcomes,
-                } = lanes;
-                for ((((pos, lg), m), ks), (ov, oc)) in positions
-                    .iter_mut()
-                    .zip(legal.iter_mut())
-                    .zip(meta.iter_mut())
-                    .zip(keys.chunks_exact_mut(HISTORY_SLOTS))
-                    .zip(overflow.iter_mut().zip(outcomes.iter_mut()))
-                {
-                    GameMut {
-                        pos,
-                        legal: lg,
-                        meta: m,
-                        keys: ks,
-                        overflow: ov,
-                        outcome: oc,
-                    }
-                    .begin_random(cfg.rules, cfg.openings);
-                }
+                lanes.for_each_game(|_, mut g| g.begin_random(cfg.rules, cfg.openings));
                 StepSummary::default()
             },
         );
