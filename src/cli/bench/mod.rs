@@ -3,6 +3,7 @@
 use anyhow::Result;
 use clap::Subcommand;
 
+mod env;
 mod game;
 mod net;
 
@@ -11,6 +12,8 @@ mod net;
 pub enum Bench {
     /// Rules engine: perft from the start and random playouts, single-threaded.
     Game(game::Args),
+    /// Batched environment: random-game steps per second on all cores, vs perft.
+    Env(env::Args),
     /// Network: evaluations per second by batch size (fast and burn paths, 1 and 2
     /// threads), per-call overhead, training steps per second.
     Net(net::Args),
@@ -19,6 +22,7 @@ pub enum Bench {
 pub fn run(b: Bench) -> Result<()> {
     match b {
         Bench::Game(a) => game::run(a),
+        Bench::Env(a) => env::run(a),
         Bench::Net(a) => net::run(a),
     }
 }
