@@ -10,8 +10,11 @@ use crate::game::{Game, Position, RuleSet};
 mod bench;
 mod infer;
 mod perft;
+mod plot;
 mod replay;
+mod selfplay;
 mod show;
+mod train;
 
 /// oware-zero: a self-play reinforcement-learning trainer for the board game Oware.
 #[derive(Parser, Debug)]
@@ -23,6 +26,12 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Train a network by self-play from a config file (resumes an existing run).
+    Train(train::Args),
+    /// Run an extra self-play worker for a training run (writes RUN/samples/).
+    Selfplay(selfplay::Args),
+    /// Draw a run's learning curves (PNG).
+    Plot(plot::Args),
     /// Count move sequences of each length (the rules engine's self-check and speed test).
     Perft(perft::Args),
     /// Show a board diagram, the legal moves, and the result if the game is over.
@@ -49,6 +58,9 @@ pub fn main() -> i32 {
         }
     };
     let result = match cli.command {
+        Command::Train(a) => train::run(a),
+        Command::Selfplay(a) => selfplay::run(a),
+        Command::Plot(a) => plot::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Show(a) => show::run(a),
         Command::Replay(a) => replay::run(a),
@@ -100,4 +112,9 @@ pub(crate) fn out(text: &str) -> Result<()> {
     o.write_all(text.as_bytes())?;
     o.flush()?;
     Ok(())
+}
+
+/// The periodic evaluation the training loop runs (see `arena`).
+pub(crate) fn eval_hook() -> Option<Box<crate::train::run::EvalFn<'static>>> {
+    None
 }

@@ -100,3 +100,13 @@ pub(crate) fn catch_burn<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, NetE
         NetError::Model(format!("{what}: {msg}"))
     })
 }
+
+/// Loads the checkpoint at `path` (a checkpoint directory, or a run directory meaning its
+/// latest checkpoint) on the CPU and returns an evaluator on it with its manifest.
+pub fn load_evaluator(path: &std::path::Path) -> Result<(NetEvaluator, Manifest), NetError> {
+    let dir = resolve_model_path(path)?;
+    let device = DeviceKind::Cpu.device()?;
+    let ck = Checkpoint::load(&dir, &device)?;
+    let e = NetEvaluator::new(&ck.model, &ck.manifest.model)?;
+    Ok((e, ck.manifest))
+}

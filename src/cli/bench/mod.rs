@@ -5,6 +5,7 @@ use clap::Subcommand;
 
 mod env;
 mod game;
+mod mcts;
 mod net;
 
 /// Which hot path to measure.
@@ -14,6 +15,8 @@ pub enum Bench {
     Game(game::Args),
     /// Batched environment: random-game steps per second on all cores, vs perft.
     Env(env::Args),
+    /// Batched MCTS with the default network: simulations per second by games in flight.
+    Mcts(mcts::Args),
     /// Network: evaluations per second by batch size (fast and burn paths, 1 and 2
     /// threads), per-call overhead, training steps per second.
     Net(net::Args),
@@ -23,6 +26,7 @@ pub fn run(b: Bench) -> Result<()> {
     match b {
         Bench::Game(a) => game::run(a),
         Bench::Env(a) => env::run(a),
+        Bench::Mcts(a) => mcts::run(a),
         Bench::Net(a) => net::run(a),
     }
 }
