@@ -585,6 +585,20 @@ mod tests {
         let e = load_err(&dir);
         assert!(e.contains(MODEL_FILE), "{e}");
 
+        // A truncated weights file that the manifest vouches for.
+        let dir3 = tmp.path().join("ck3");
+        saved(&dir3);
+        let w3 = dir3.join(MODEL_FILE);
+        let good = fs::read(&w3).unwrap();
+        for cut in [good.len() - 100, good.len() / 2, 40, 0] {
+            fs::write(&w3, &good[..cut]).unwrap();
+            let mut m = read_manifest(&dir3).unwrap();
+            m.files[0] = file_entry(&w3, MODEL_FILE).unwrap();
+            fs::write(dir3.join(MANIFEST_FILE), serde_json::to_string(&m).unwrap()).unwrap();
+            let e = load_err(&dir3);
+            assert!(e.contains(MODEL_FILE), "cut at {cut}: {e}");
+        }
+
         // Weights of a different shape than the manifest says.
         let dir2 = tmp.path().join("ck2");
         saved(&dir2);

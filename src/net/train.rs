@@ -55,8 +55,9 @@ pub struct LearnerConfig {
     pub momentum: f64,
     /// Clip the gradient to this global L2 norm, if set.
     pub grad_clip_norm: Option<f32>,
-    /// rayon threads for a training step. On the 2-vCPU machine one thread trains faster
-    /// than two (BURN-NOTES.md), and leaves the other core to self-play.
+    /// rayon threads for a training step (the learner keeps its own pool; 0 = run in the
+    /// caller's pool). On the 2-vCPU machine one thread trains as fast as two
+    /// (BURN-NOTES.md; `oware bench net`), and leaves the other core to self-play.
     pub threads: usize,
     /// Where the model trains.
     pub device: DeviceKind,
