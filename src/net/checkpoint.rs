@@ -648,6 +648,12 @@ mod tests {
         write_latest(run, "iter-0002").unwrap();
         assert_eq!(resolve_model_path(run).unwrap(), b);
         assert_eq!(resolve_model_path(&b).unwrap(), b);
+        let (mut e, m) = NetEvaluator::from_checkpoint(run, crate::net::DeviceKind::Cpu).unwrap();
+        assert_eq!(m.step, 7);
+        assert_eq!(
+            e.forward_positions(&random_positions(3, 1)).unwrap().len(),
+            30
+        );
         write_latest(run, "iter-0009").unwrap();
         assert!(
             resolve_model_path(run)

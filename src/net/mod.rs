@@ -100,3 +100,23 @@ pub(crate) fn catch_burn<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, NetE
         NetError::Model(format!("{what}: {msg}"))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_parse_and_missing_backends_say_how_to_get_them() {
+        assert_eq!("cpu".parse::<DeviceKind>().unwrap(), DeviceKind::Cpu);
+        assert!("tpu".parse::<DeviceKind>().is_err());
+        assert!(DeviceKind::Cpu.device().is_ok());
+        #[cfg(not(feature = "wgpu"))]
+        assert!(
+            DeviceKind::Wgpu
+                .device()
+                .unwrap_err()
+                .to_string()
+                .contains("--features wgpu")
+        );
+    }
+}

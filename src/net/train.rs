@@ -534,6 +534,12 @@ impl Learner {
         NetEvaluator::new(&self.model, &self.model_config)
     }
 
+    /// The current weights as an inference model (`valid()`: no autodiff graph), on the
+    /// training device.
+    pub fn inference_model(&self) -> PolicyValueNet {
+        self.model.valid()
+    }
+
     /// Writes a checkpoint of the weights and optimizer state to `dir` (which must not
     /// exist), recording `rules`, the step count and the checkpoint this learner started
     /// from.
