@@ -406,24 +406,22 @@ impl Learner {
 
     /// One gradient step on `batch`; returns the losses measured before the update.
     pub fn step(&mut self, batch: &TrainBatch) -> Result<Losses, NetError> {
-        batch.validate(self.model_config.input_dim())?;
-        let pool = self.pool.take();
-        let result = match &pool {
-            Some(p) => p.install(|| self.step_inner(batch, true)),
-            None => self.step_inner(batch, true),
-        };
-        self.pool = pool;
-        result
+        self.in_pool(batch, true)
     }
 
     /// The losses of the current weights on `batch`, without updating them (held-out
     /// evaluation). Runs the inference copy of the model.
     pub fn measure(&mut self, batch: &TrainBatch) -> Result<Losses, NetError> {
+        self.in_pool(batch, false)
+    }
+
+    /// Checks `batch`, then runs [`Learner::step_inner`] in the learner's thread pool.
+    fn in_pool(&mut self, batch: &TrainBatch, update: bool) -> Result<Losses, NetError> {
         batch.validate(self.model_config.input_dim())?;
         let pool = self.pool.take();
         let result = match &pool {
-            Some(p) => p.install(|| self.step_inner(batch, false)),
-            None => self.step_inner(batch, false),
+            Some(p) => p.install(|| self.step_inner(batch, update)),
+            None => self.step_inner(batch, update),
         };
         self.pool = pool;
         result
