@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use crate::net::load_evaluator;
+use crate::net::{DeviceKind, NetEvaluator};
 use crate::rng::splitmix64;
 use crate::search::Evaluator;
 use crate::selfplay::{self, Progress};
@@ -70,7 +70,7 @@ pub fn run(a: Args) -> Result<()> {
         let mut evaluators: Vec<Box<dyn Evaluator>> = Vec::with_capacity(threads);
         let mut step = 0;
         for _ in 0..threads {
-            let (e, manifest) = load_evaluator(&a.run_dir)?;
+            let (e, manifest) = NetEvaluator::from_checkpoint(&a.run_dir, DeviceKind::Cpu)?;
             step = manifest.step;
             evaluators.push(Box::new(e));
         }

@@ -585,6 +585,20 @@ mod tests {
         let e = load_err(&dir);
         assert!(e.contains(MODEL_FILE), "{e}");
 
+        // A truncated weights file that the manifest vouches for.
+        let dir3 = tmp.path().join("ck3");
+        saved(&dir3);
+        let w3 = dir3.join(MODEL_FILE);
+        let good = fs::read(&w3).unwrap();
+        for cut in [good.len() - 100, good.len() / 2, 40, 0] {
+            fs::write(&w3, &good[..cut]).unwrap();
+            let mut m = read_manifest(&dir3).unwrap();
+            m.files[0] = file_entry(&w3, MODEL_FILE).unwrap();
+            fs::write(dir3.join(MANIFEST_FILE), serde_json::to_string(&m).unwrap()).unwrap();
+            let e = load_err(&dir3);
+            assert!(e.contains(MODEL_FILE), "cut at {cut}: {e}");
+        }
+
         // Weights of a different shape than the manifest says.
         let dir2 = tmp.path().join("ck2");
         saved(&dir2);
@@ -634,6 +648,12 @@ mod tests {
         write_latest(run, "iter-0002").unwrap();
         assert_eq!(resolve_model_path(run).unwrap(), b);
         assert_eq!(resolve_model_path(&b).unwrap(), b);
+        let (mut e, m) = NetEvaluator::from_checkpoint(run, crate::net::DeviceKind::Cpu).unwrap();
+        assert_eq!(m.step, 7);
+        assert_eq!(
+            e.forward_positions(&random_positions(3, 1)).unwrap().len(),
+            30
+        );
         write_latest(run, "iter-0009").unwrap();
         assert!(
             resolve_model_path(run)

@@ -7,9 +7,10 @@
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
 
+use super::checkpoint::{Checkpoint, Manifest, resolve_model_path};
 use super::fast::{FastNet, FastScratch, HEAD_DIM};
 use super::model::{ModelConfig, POLICY_DIM, PolicyValueNet, WDL_DIM, masked_softmax, wdl_value};
-use super::{NetError, catch_burn};
+use super::{DeviceKind, NetError, catch_burn};
 use crate::env::encoding::Encoding;
 use crate::game::{Position, RuleSet};
 use crate::search::evaluator::{Evaluation, Evaluator};
@@ -71,6 +72,19 @@ impl NetEvaluator {
             features: Vec::new(),
             heads: Vec::new(),
         })
+    }
+
+    /// Loads the checkpoint at `path` (a checkpoint directory, or a run directory meaning
+    /// its latest checkpoint; see [`resolve_model_path`]) onto `device` and builds an
+    /// evaluator on it (fast path, one thread). Also returns the checkpoint's manifest.
+    pub fn from_checkpoint(
+        path: &std::path::Path,
+        device: DeviceKind,
+    ) -> Result<(NetEvaluator, Manifest), NetError> {
+        let dir = resolve_model_path(path)?;
+        let ck = Checkpoint::load(&dir, &device.device()?)?;
+        let e = NetEvaluator::new(&ck.model, &ck.manifest.model)?;
+        Ok((e, ck.manifest))
     }
 
     /// Chooses the forward implementation.

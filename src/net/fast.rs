@@ -207,7 +207,7 @@ impl FastNet {
         if s.h.len() < n * w {
             s.h.resize(n * w, 0.0);
             s.t.resize(n * w, 0.0);
-            if self.input_norm.is_some() {
+            if self.blocks.iter().any(|b| b.norm2.is_some()) {
                 s.u.resize(n * w, 0.0);
             }
         }

@@ -101,12 +101,22 @@ pub(crate) fn catch_burn<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, NetE
     })
 }
 
-/// Loads the checkpoint at `path` (a checkpoint directory, or a run directory meaning its
-/// latest checkpoint) on the CPU and returns an evaluator on it with its manifest.
-pub fn load_evaluator(path: &std::path::Path) -> Result<(NetEvaluator, Manifest), NetError> {
-    let dir = resolve_model_path(path)?;
-    let device = DeviceKind::Cpu.device()?;
-    let ck = Checkpoint::load(&dir, &device)?;
-    let e = NetEvaluator::new(&ck.model, &ck.manifest.model)?;
-    Ok((e, ck.manifest))
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_parse_and_missing_backends_say_how_to_get_them() {
+        assert_eq!("cpu".parse::<DeviceKind>().unwrap(), DeviceKind::Cpu);
+        assert!("tpu".parse::<DeviceKind>().is_err());
+        assert!(DeviceKind::Cpu.device().is_ok());
+        #[cfg(not(feature = "wgpu"))]
+        assert!(
+            DeviceKind::Wgpu
+                .device()
+                .unwrap_err()
+                .to_string()
+                .contains("--features wgpu")
+        );
+    }
 }

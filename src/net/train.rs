@@ -55,8 +55,9 @@ pub struct LearnerConfig {
     pub momentum: f64,
     /// Clip the gradient to this global L2 norm, if set.
     pub grad_clip_norm: Option<f32>,
-    /// rayon threads for a training step. On the 2-vCPU machine one thread trains faster
-    /// than two (BURN-NOTES.md), and leaves the other core to self-play.
+    /// rayon threads for a training step (the learner keeps its own pool; 0 = run in the
+    /// caller's pool). On the 2-vCPU machine one thread trains as fast as two
+    /// (BURN-NOTES.md; `oware bench net`), and leaves the other core to self-play.
     pub threads: usize,
     /// Where the model trains.
     pub device: DeviceKind,
@@ -405,24 +406,22 @@ impl Learner {
 
     /// One gradient step on `batch`; returns the losses measured before the update.
     pub fn step(&mut self, batch: &TrainBatch) -> Result<Losses, NetError> {
-        batch.validate(self.model_config.input_dim())?;
-        let pool = self.pool.take();
-        let result = match &pool {
-            Some(p) => p.install(|| self.step_inner(batch, true)),
-            None => self.step_inner(batch, true),
-        };
-        self.pool = pool;
-        result
+        self.in_pool(batch, true)
     }
 
     /// The losses of the current weights on `batch`, without updating them (held-out
     /// evaluation). Runs the inference copy of the model.
     pub fn measure(&mut self, batch: &TrainBatch) -> Result<Losses, NetError> {
+        self.in_pool(batch, false)
+    }
+
+    /// Checks `batch`, then runs [`Learner::step_inner`] in the learner's thread pool.
+    fn in_pool(&mut self, batch: &TrainBatch, update: bool) -> Result<Losses, NetError> {
         batch.validate(self.model_config.input_dim())?;
         let pool = self.pool.take();
         let result = match &pool {
-            Some(p) => p.install(|| self.step_inner(batch, false)),
-            None => self.step_inner(batch, false),
+            Some(p) => p.install(|| self.step_inner(batch, update)),
+            None => self.step_inner(batch, update),
         };
         self.pool = pool;
         result
@@ -531,6 +530,12 @@ impl Learner {
     /// An evaluator on the current weights (fast path, single-threaded).
     pub fn to_inference(&self) -> Result<NetEvaluator, NetError> {
         NetEvaluator::new(&self.model, &self.model_config)
+    }
+
+    /// The current weights as an inference model (`valid()`: no autodiff graph), on the
+    /// training device.
+    pub fn inference_model(&self) -> PolicyValueNet {
+        self.model.valid()
     }
 
     /// Writes a checkpoint of the weights and optimizer state to `dir` (which must not
