@@ -8,8 +8,10 @@ use clap::{Parser, Subcommand};
 use crate::game::{Game, Position, RuleSet};
 
 mod bench;
+mod engine;
 mod perft;
 mod replay;
+mod search;
 mod show;
 
 /// oware-zero: a self-play reinforcement-learning trainer for the board game Oware.
@@ -28,6 +30,10 @@ enum Command {
     Show(show::Args),
     /// Replay games from stdin (one per line: optional `FEN;` then moves) as JSON lines.
     Replay(replay::Args),
+    /// The alpha-beta engine's best move, score and principal variation for a position.
+    Search(search::Args),
+    /// Speak the engine text protocol (shared/ENGINE-PROTOCOL.md) on stdin/stdout.
+    Engine(engine::Args),
     /// Measure the speed of a hot path.
     #[command(subcommand)]
     Bench(bench::Bench),
@@ -48,6 +54,8 @@ pub fn main() -> i32 {
         Command::Perft(a) => perft::run(a),
         Command::Show(a) => show::run(a),
         Command::Replay(a) => replay::run(a),
+        Command::Search(a) => search::run(a),
+        Command::Engine(a) => engine::run(a),
         Command::Bench(b) => bench::run(b),
     };
     match result {
