@@ -47,7 +47,7 @@ const MAX_PLY: usize = MAX_DEPTH as usize + 1;
 /// The shortest cycle of positions (plies) with no capture (RULES.md).
 const MIN_CYCLE: usize = 12;
 const INFINITY: i32 = 30_000;
-/// Nodes between two looks at the clock and the stop flag (a power of two).
+/// Nodes between two looks at the clock and the stop flag.
 const POLL_EVERY: u64 = 1024;
 
 /// When a search stops. Several limits may be combined; the first reached wins. With no
@@ -151,6 +151,8 @@ pub struct AlphaBeta {
     pv: [[u8; MAX_PLY + 1]; MAX_PLY + 1],
     pv_len: [usize; MAX_PLY + 1],
     nodes: u64,
+    /// Node count at which to look at the limits next.
+    next_poll: u64,
     /// Set when a limit was hit: every node returns at once.
     aborted: bool,
     /// Whether the current iteration may be aborted (the first one always finishes).
@@ -171,6 +173,7 @@ impl AlphaBeta {
             pv: [[0; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             nodes: 0,
+            next_poll: POLL_EVERY,
             aborted: false,
             abortable: false,
             repetition_seen: false,
@@ -222,6 +225,7 @@ impl AlphaBeta {
         self.rules = game.rules();
         let root = *game.position();
         self.nodes = 0;
+        self.next_poll = POLL_EVERY;
         self.aborted = false;
         self.repetition_seen = false;
         self.history = [0; 12];
@@ -339,20 +343,16 @@ impl AlphaBeta {
     ) -> i32 {
         self.pv_len[ply] = 0;
         self.nodes += 1;
-        if self.nodes & (POLL_EVERY - 1) == 0 {
+        if self.nodes >= self.next_poll {
+            self.next_poll = self.nodes + POLL_EVERY;
             self.poll(b);
         }
         if self.aborted {
             return 0;
         }
         let rules = self.rules;
-        if let Some(t) = rules.win_threshold {
-            let [s, n] = pos.stores;
-            if (s >= t || n >= t || (s == n && s as u32 * 2 == crate::game::TOTAL_SEEDS as u32))
-                && let Some(o) = pos.status(rules)
-            {
-                return terminal_score(&o, pos.side, ply);
-            }
+        if let Some(o) = self.ended_by_stores(pos) {
+            return terminal_score(&o, pos.side, ply);
         }
         let mask = pos.legal_moves(rules);
         if mask == 0 {
@@ -443,29 +443,35 @@ impl AlphaBeta {
                 } else {
                     since
                 };
-                self.keys.push(k);
                 let same = c.pos.side == pos.side;
-                let s = if i == 0 {
-                    self.child(&c.pos, same, depth - 1, alpha, beta, ply, child_since, b)
+                if depth == 1 {
+                    // Frontier: the child is a leaf; valued here, with no window games.
+                    let v = self.leaf(&c.pos, ply + 1);
+                    if same { v } else { -v }
                 } else {
-                    let s = self.child(
-                        &c.pos,
-                        same,
-                        depth - 1,
-                        alpha,
-                        alpha + 1,
-                        ply,
-                        child_since,
-                        b,
-                    );
-                    if s > alpha && s < beta {
+                    self.keys.push(k);
+                    let s = if i == 0 {
                         self.child(&c.pos, same, depth - 1, alpha, beta, ply, child_since, b)
                     } else {
-                        s
-                    }
-                };
-                self.keys.pop();
-                s
+                        let s = self.child(
+                            &c.pos,
+                            same,
+                            depth - 1,
+                            alpha,
+                            alpha + 1,
+                            ply,
+                            child_since,
+                            b,
+                        );
+                        if s > alpha && s < beta {
+                            self.child(&c.pos, same, depth - 1, alpha, beta, ply, child_since, b)
+                        } else {
+                            s
+                        }
+                    };
+                    self.keys.pop();
+                    s
+                }
             };
             if self.aborted {
                 self.repetition_seen |= outer_repetition;
@@ -507,6 +513,34 @@ impl AlphaBeta {
             );
         }
         best
+    }
+
+    /// A node at depth 0: a finished game's score, or the evaluation. Mover's view.
+    #[inline]
+    fn leaf(&mut self, pos: &Position, ply: usize) -> i32 {
+        self.nodes += 1;
+        let rules = self.rules;
+        if let Some(o) = self.ended_by_stores(pos) {
+            return terminal_score(&o, pos.side, ply);
+        }
+        if pos.legal_moves(rules) == 0
+            && let Some(o) = pos.status(rules)
+        {
+            return terminal_score(&o, pos.side, ply);
+        }
+        evaluate(pos)
+    }
+
+    /// The outcome if a store threshold (or 24-24) has ended the game.
+    #[inline]
+    fn ended_by_stores(&self, pos: &Position) -> Option<Outcome> {
+        let t = self.rules.win_threshold?;
+        let [s, n] = pos.stores;
+        if s >= t || n >= t || (s == n && s as u32 * 2 == crate::game::TOTAL_SEEDS as u32) {
+            pos.status(self.rules)
+        } else {
+            None
+        }
     }
 
     /// Searches a child, negating unless the mover moves again (`ouril`).
