@@ -369,6 +369,9 @@ impl AlphaBeta {
             return evaluate(pos);
         }
 
+        if depth == 1 {
+            return self.frontier(pos, mask, alpha, beta, ply, since);
+        }
         let index = self.keys.len() - 1;
         let key = self.keys[index];
         let mut hash_move = NO_MOVE;
@@ -455,34 +458,28 @@ impl AlphaBeta {
                     since
                 };
                 let same = c.pos.side == pos.side;
-                if depth == 1 {
-                    // Frontier: the child is a leaf; valued here, with no window games.
-                    let v = self.leaf(&c.pos, ply + 1);
-                    if same { v } else { -v }
+                self.keys.push(k);
+                let s = if i == 0 {
+                    self.child(&c.pos, same, depth - 1, alpha, beta, ply, child_since, b)
                 } else {
-                    self.keys.push(k);
-                    let s = if i == 0 {
+                    let s = self.child(
+                        &c.pos,
+                        same,
+                        depth - 1,
+                        alpha,
+                        alpha + 1,
+                        ply,
+                        child_since,
+                        b,
+                    );
+                    if s > alpha && s < beta {
                         self.child(&c.pos, same, depth - 1, alpha, beta, ply, child_since, b)
                     } else {
-                        let s = self.child(
-                            &c.pos,
-                            same,
-                            depth - 1,
-                            alpha,
-                            alpha + 1,
-                            ply,
-                            child_since,
-                            b,
-                        );
-                        if s > alpha && s < beta {
-                            self.child(&c.pos, same, depth - 1, alpha, beta, ply, child_since, b)
-                        } else {
-                            s
-                        }
-                    };
-                    self.keys.pop();
-                    s
-                }
+                        s
+                    }
+                };
+                self.keys.pop();
+                s
             };
             if self.aborted {
                 self.repetition_seen |= outer_repetition;
@@ -522,6 +519,50 @@ impl AlphaBeta {
                 bound,
                 best_move,
             );
+        }
+        best
+    }
+
+    /// A node one ply above the leaves: each child is valued as it is made, in pit
+    /// order, and the loop stops at the first cutoff, so a cut node plays few moves.
+    /// Leaf values are exact, so no null windows; nothing is read from or written to
+    /// the table this close to the frontier.
+    fn frontier(
+        &mut self,
+        pos: &Position,
+        mask: u8,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        since: usize,
+    ) -> i32 {
+        let rules = self.rules;
+        let mut best = -INFINITY;
+        let mut m = mask;
+        while m != 0 {
+            let a = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let mut c = *pos;
+            let info = c.apply(rules, a);
+            let score = if info.captured == 0 && self.keys[since..].contains(&c.key()) {
+                self.repetition_seen = true;
+                let o = c.share_out(EndReason::Repetition, rules.repetition);
+                terminal_score(&o, pos.side, ply + 1)
+            } else {
+                let v = self.leaf(&c, ply + 1);
+                if c.side == pos.side { v } else { -v }
+            };
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.pv[ply][0] = a as u8;
+                    self.pv_len[ply] = 1;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
         }
         best
     }
