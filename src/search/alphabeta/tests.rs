@@ -5,7 +5,8 @@ use crate::game::{EndReason, Preset};
 use crate::rng::Rng;
 
 /// Plain minimax over `Game` (no pruning, no table): a finished game is worth
-/// ±(10 000 − plies) or 0, a leaf the store difference in centi-seeds, mover's view.
+/// ±(10 000 − plies) or 0, a leaf 100 per seed of store difference plus `ROW_WEIGHT`
+/// per seed of row difference, mover's view.
 fn minimax(g: &Game, depth: u32, ply: i32) -> i32 {
     let side = g.position().side;
     if let Some(o) = g.outcome() {
@@ -17,7 +18,12 @@ fn minimax(g: &Game, depth: u32, ply: i32) -> i32 {
     }
     if depth == 0 {
         let p = g.position();
-        return 100 * (p.stores[side.index()] as i32 - p.stores[side.opponent().index()] as i32);
+        let (me, you) = (side.base(), side.opponent().base());
+        let rows: i32 = (0..6)
+            .map(|i| p.pits[me + i] as i32 - p.pits[you + i] as i32)
+            .sum();
+        return 100 * (p.stores[side.index()] as i32 - p.stores[side.opponent().index()] as i32)
+            + ROW_WEIGHT * rows;
     }
     let mut best = i32::MIN;
     for a in 0..6 {
@@ -263,4 +269,48 @@ fn finished_game_has_no_move() {
     assert_eq!(r.best_move, None);
     assert_eq!(r.score_cp, -WIN);
     assert_eq!(r.pv, "");
+}
+
+/// A match at equal depth between the store-difference evaluation and one with the row
+/// term: every 2-ply opening, each side once. Prints the score; run by hand with
+/// `cargo test --release --lib row_term_match -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn row_term_match() {
+    let rules = RuleSet::abapa();
+    let depth: u32 = std::env::var("MATCH_DEPTH")
+        .ok()
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(8);
+    let weight: i32 = std::env::var("ROW_WEIGHT")
+        .ok()
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(ROW_WEIGHT);
+    let mut plain = AlphaBeta::new(rules, 16);
+    plain.set_row_weight(0);
+    let mut term = AlphaBeta::new(rules, 16);
+    term.set_row_weight(weight);
+    let (mut wins, mut draws, mut losses) = (0, 0, 0);
+    for opening in 0..36 {
+        for term_side in [Side::South, Side::North] {
+            let mut g = Game::new(rules, Position::start());
+            g.play(opening / 6).unwrap();
+            g.play(opening % 6).unwrap();
+            while !g.is_over() {
+                let p = if g.position().side == term_side {
+                    &mut term
+                } else {
+                    &mut plain
+                };
+                let a = p.search(&g, &Limits::depth(depth)).best_move.unwrap();
+                g.play(a as usize).unwrap();
+            }
+            match g.outcome().unwrap().score_for(term_side) {
+                1 => wins += 1,
+                0 => draws += 1,
+                _ => losses += 1,
+            }
+        }
+    }
+    println!("row term {weight} cp/seed at depth {depth}: +{wins} ={draws} -{losses}");
 }
