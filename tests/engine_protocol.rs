@@ -270,3 +270,24 @@ fn the_client_reports_broken_engines() {
         "{err}"
     );
 }
+
+#[test]
+fn end_of_input_lets_a_limited_search_finish() {
+    let mut child = Command::new(BIN)
+        .args(["engine", "--tt-mb", "2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"position startpos moves Ff\ngo depth 9\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    assert!(text.contains("info depth 9 "), "{text}");
+    assert!(text.trim_end().lines().last().unwrap().starts_with("bestmove "), "{text}");
+}

@@ -85,7 +85,8 @@ pub enum EngineError {
 }
 
 /// A running engine process that has answered the `uci`/`isready` handshake.
-/// The process is killed when this is dropped.
+/// The process is killed when this is dropped. After any error, drop it and start a
+/// new one: a late answer to the failed request could be taken for the next one's.
 pub struct EngineProcess {
     command: String,
     child: Child,

@@ -179,6 +179,7 @@ fn info_line(r: &SearchResult) -> String {
 struct Running<S> {
     handle: JoinHandle<S>,
     stop: Arc<AtomicBool>,
+    infinite: bool,
 }
 
 /// The loop's state between commands.
@@ -221,8 +222,16 @@ where
             }
         };
         if !s.command(line.trim()) {
-            break;
+            s.finish_search();
+            return Ok(());
         }
+    }
+    // The input ended without `quit` (`printf '…go depth 12\n' | oware engine`): a
+    // search with limits may finish and answer; an infinite one is stopped.
+    if let Some(r) = s.running.take_if(|r| !r.infinite)
+        && let Ok(searcher) = r.handle.join()
+    {
+        s.searcher = Some(searcher);
     }
     s.finish_search();
     Ok(())
@@ -381,7 +390,11 @@ impl<S: EngineSearcher, W: Write + Send + 'static> Server<S, W> {
             say(&out, &format!("bestmove {best}"));
             searcher
         });
-        self.running = Some(Running { handle, stop });
+        self.running = Some(Running {
+            handle,
+            stop,
+            infinite,
+        });
     }
 }
 

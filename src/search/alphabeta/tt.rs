@@ -56,14 +56,20 @@ fn split(key: u128) -> [u64; 2] {
 }
 
 impl Table {
-    /// A table using at most `mb` mebibytes (at least 1 024 entries).
+    /// A table using at most `mb` mebibytes (at least 1 024 entries). If the memory
+    /// cannot be had, the size is halved until it can: a search never fails for it.
     pub fn new(mb: usize) -> Table {
         let bytes = mb.saturating_mul(1 << 20);
         let want = (bytes / std::mem::size_of::<Entry>()).max(1024);
         // Largest power of two not above the budget.
-        let bits = usize::BITS - 1 - want.leading_zeros();
+        let mut bits = usize::BITS - 1 - want.leading_zeros();
+        let mut entries = Vec::new();
+        while entries.try_reserve_exact(1 << bits).is_err() && bits > 10 {
+            bits -= 1;
+        }
+        entries.resize(1 << bits, Entry::default());
         Table {
-            entries: vec![Entry::default(); 1 << bits],
+            entries,
             shift: 64 - bits,
             generation: 0,
         }
