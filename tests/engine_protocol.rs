@@ -289,5 +289,12 @@ fn end_of_input_lets_a_limited_search_finish() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success());
     assert!(text.contains("info depth 9 "), "{text}");
-    assert!(text.trim_end().lines().last().unwrap().starts_with("bestmove "), "{text}");
+    assert!(
+        text.trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("bestmove "),
+        "{text}"
+    );
 }

@@ -119,6 +119,8 @@ pub struct SearchResult {
     pub elapsed: Duration,
     /// The principal variation as move letters (`CfD…`); the first is `best_move`.
     pub pv: String,
+    /// The principal variation as actions (0..5, each relative to its mover).
+    pub pv_moves: Vec<u8>,
 }
 
 impl SearchResult {
@@ -255,6 +257,7 @@ impl AlphaBeta {
             nps: 0,
             elapsed: Duration::ZERO,
             pv: String::new(),
+            pv_moves: Vec::new(),
         };
         if let Some(o) = game.outcome() {
             result.score_cp = terminal_score(&o, root.side, 0);
@@ -281,6 +284,7 @@ impl AlphaBeta {
             result.score_cp = score;
             result.best_move = (self.pv_len[0] > 0).then(|| self.pv[0][0]);
             result.pv = self.pv_text(&root);
+            result.pv_moves = self.pv[0][..result.pv.len()].to_vec();
             let elapsed = t0.elapsed();
             result.nodes = self.nodes;
             result.elapsed = elapsed;

@@ -219,6 +219,7 @@ fn finds_the_win_when_the_opponent_cannot_be_fed() {
         assert_eq!(r.best_letter(), Some('A'), "depth {depth}");
         assert_eq!(r.score_cp, WIN - 2);
         assert_eq!(r.pv, "Af");
+        assert_eq!(r.pv_moves, [0, 5]);
     }
 }
 
