@@ -16,6 +16,7 @@ pub struct Args {
     tt_mb: usize,
 }
 
+/// Runs the subcommand with its parsed arguments.
 pub fn run(a: Args) -> Result<()> {
     let rules = super::parse_rules(&a.rules)?;
     if a.tt_mb == 0 || a.tt_mb > 65_536 {

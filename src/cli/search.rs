@@ -35,6 +35,7 @@ pub struct Args {
     json: bool,
 }
 
+/// Runs the subcommand with its parsed arguments.
 pub fn run(a: Args) -> Result<()> {
     let rules = super::parse_rules(&a.rules)?;
     if let Some(d) = a.depth

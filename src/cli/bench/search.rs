@@ -48,6 +48,7 @@ struct Row {
     time: Duration,
 }
 
+/// Runs the subcommand with its parsed arguments.
 pub fn run(a: Args) -> Result<()> {
     if !(1..=crate::search::alphabeta::MAX_DEPTH).contains(&a.depth) {
         bail!("--depth {}: expected a depth from 1 to 64 plies", a.depth);
