@@ -8,10 +8,12 @@ use clap::{Parser, Subcommand};
 use crate::game::{Game, Position, RuleSet};
 
 mod bench;
+mod engine;
 mod infer;
 mod perft;
 mod plot;
 mod replay;
+mod search;
 mod selfplay;
 mod show;
 mod train;
@@ -41,6 +43,10 @@ enum Command {
     /// The network's raw answer for one position (policy logits, W/D/L, value, store
     /// difference) from a checkpoint or a run's latest checkpoint.
     Infer(infer::Args),
+    /// The alpha-beta engine's best move, score and principal variation for a position.
+    Search(search::Args),
+    /// Speak the engine text protocol (shared/ENGINE-PROTOCOL.md) on stdin/stdout.
+    Engine(engine::Args),
     /// Measure the speed of a hot path.
     #[command(subcommand)]
     Bench(bench::Bench),
@@ -65,6 +71,8 @@ pub fn main() -> i32 {
         Command::Show(a) => show::run(a),
         Command::Replay(a) => replay::run(a),
         Command::Infer(a) => infer::run(a),
+        Command::Search(a) => search::run(a),
+        Command::Engine(a) => engine::run(a),
         Command::Bench(b) => bench::run(b),
     };
     match result {

@@ -7,6 +7,7 @@ mod env;
 mod game;
 mod mcts;
 mod net;
+mod search;
 
 /// Which hot path to measure.
 #[derive(Subcommand, Debug)]
@@ -20,6 +21,8 @@ pub enum Bench {
     /// Network: evaluations per second by batch size (fast and burn paths, 1 and 2
     /// threads), per-call overhead, training steps per second.
     Net(net::Args),
+    /// Alpha-beta: nodes per second and time to a depth on a fixed suite, one thread.
+    Search(search::Args),
 }
 
 pub fn run(b: Bench) -> Result<()> {
@@ -28,5 +31,6 @@ pub fn run(b: Bench) -> Result<()> {
         Bench::Env(a) => env::run(a),
         Bench::Mcts(a) => mcts::run(a),
         Bench::Net(a) => net::run(a),
+        Bench::Search(a) => search::run(a),
     }
 }
