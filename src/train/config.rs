@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::replay::WindowRule;
 use crate::game::RuleSet;
+use crate::net::DeviceKind;
 use crate::net::model::ModelConfig;
 use crate::net::train::{LearnerConfig, LossWeights, OptimizerKind};
 use crate::search::mcts::MctsConfig;
@@ -108,6 +109,9 @@ pub struct TrainConfig {
     pub keep_checkpoints: usize,
     /// Threads for the SGD step (1 measured fastest on 2 cores).
     pub threads: usize,
+    /// Where the SGD step runs: `cpu` (burn's flex backend) or `wgpu` (a build with
+    /// `--features wgpu`). Self-play inference always uses the CPU fast path.
+    pub device: DeviceKind,
 }
 
 impl Default for TrainConfig {
@@ -133,6 +137,7 @@ impl Default for TrainConfig {
             loss_weights: LossWeights::default(),
             keep_checkpoints: 10,
             threads: 1,
+            device: DeviceKind::Cpu,
         }
     }
 }
@@ -146,6 +151,7 @@ impl TrainConfig {
             weight_decay: self.weight_decay,
             momentum: self.momentum,
             threads: self.threads,
+            device: self.device,
             seed,
             ..LearnerConfig::default()
         }
@@ -367,5 +373,26 @@ mod tests {
         let e = Config::from_toml("", &["train.nope=1".into()]).unwrap_err();
         assert!(format!("{e:#}").contains("nope"), "{e:#}");
         assert!(Config::from_toml("", &["novalue".into()]).is_err());
+    }
+}
+
+#[cfg(test)]
+mod shipped_configs {
+    use super::*;
+
+    /// The configs in `configs/` parse and validate (a typo there would only show when a
+    /// user runs them).
+    #[test]
+    fn shipped_configs_are_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+        let mut n = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                Config::load(&p, &[]).unwrap_or_else(|e| panic!("{}: {e:#}", p.display()));
+                n += 1;
+            }
+        }
+        assert!(n >= 3, "quick, default and gpu configs");
     }
 }
