@@ -527,6 +527,16 @@ impl Learner {
         Ok(losses)
     }
 
+    /// `n` evaluators on the current weights, one per self-play worker thread.
+    pub fn evaluators(&self, n: usize) -> Result<Vec<Box<dyn crate::search::Evaluator>>, NetError> {
+        (0..n)
+            .map(|_| {
+                self.to_inference()
+                    .map(|e| Box::new(e) as Box<dyn crate::search::Evaluator>)
+            })
+            .collect()
+    }
+
     /// An evaluator on the current weights (fast path, single-threaded).
     pub fn to_inference(&self) -> Result<NetEvaluator, NetError> {
         NetEvaluator::new(&self.model, &self.model_config)

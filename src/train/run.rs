@@ -41,7 +41,6 @@ use crate::game::{Game, Position, RuleSet, move_letter};
 use crate::net::checkpoint::{checkpoint_name, checkpoints_dir, write_latest};
 use crate::net::train::{Learner, TrainBatch};
 use crate::rng::{Rng, splitmix64};
-use crate::search::Evaluator;
 use crate::selfplay::{self, Progress, Sample, SelfPlayOutput};
 
 /// What `state.json` records: enough to resume exactly.
@@ -275,13 +274,7 @@ pub fn train(
         }
 
         // Self-play.
-        let evaluators = (0..threads)
-            .map(|_| {
-                learner
-                    .to_inference()
-                    .map(|e| Box::new(e) as Box<dyn Evaluator>)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let evaluators = learner.evaluators(threads)?;
         let progress = Progress::default();
         let games = config.selfplay.games_per_iteration;
         let out = std::thread::scope(|scope| {

@@ -6,7 +6,6 @@ use anyhow::Result;
 
 use crate::game::RuleSet;
 use crate::net::{Learner, LearnerConfig, ModelConfig};
-use crate::search::Evaluator;
 use crate::search::mcts::{Algorithm, MctsConfig};
 use crate::selfplay::{self, Progress, SelfPlayConfig};
 
@@ -70,13 +69,7 @@ pub fn run(a: Args) -> Result<()> {
             full_search_fraction: 1.0,
             ..MctsConfig::default()
         };
-        let evaluators = (0..threads)
-            .map(|_| {
-                learner
-                    .to_inference()
-                    .map(|e| Box::new(e) as Box<dyn Evaluator>)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let evaluators = learner.evaluators(threads)?;
         // Whole games: every slot plays one game from a random opening.
         let t = Instant::now();
         let out = selfplay::play(
