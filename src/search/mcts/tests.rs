@@ -216,10 +216,10 @@ struct Misleading;
 impl Evaluator for Misleading {
     fn evaluate(&mut self, r: RuleSet, p: &[Position], l: &[u8], out: &mut [Evaluation]) {
         UniformEvaluator.evaluate(r, p, l, out);
-        if let Some(o) = out.first_mut() {
-            if l[0] == 0b100100 {
-                o.priors = [0.0, 0.0, 0.1, 0.0, 0.0, 0.9];
-            }
+        if let Some(o) = out.first_mut()
+            && l[0] == 0b100100
+        {
+            o.priors = [0.0, 0.0, 0.1, 0.0, 0.0, 0.9];
         }
     }
     fn name(&self) -> String {
