@@ -146,3 +146,90 @@ fn bad_input_is_a_clear_error_not_a_panic() {
         assert!(!e.contains("panicked"), "{a:?}: {e}");
     }
 }
+
+fn engine_spec(extra: &str) -> String {
+    format!("engine:\"{} engine\"{extra}", env!("CARGO_BIN_EXE_oware"))
+}
+
+#[test]
+fn a_match_against_the_engine_runs_through_the_protocol() {
+    let o = oware(&[
+        "eval",
+        "--player",
+        "alphabeta:depth=2",
+        "--opponent",
+        &engine_spec(":depth=2"),
+        "--games",
+        "6",
+        "--json",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["games"], 6);
+    assert_eq!(v["forfeits"].as_array().unwrap().len(), 0, "{v}");
+    let games =
+        v["wins"].as_u64().unwrap() + v["draws"].as_u64().unwrap() + v["losses"].as_u64().unwrap();
+    assert_eq!(games, 6);
+}
+
+#[test]
+fn an_engine_that_cannot_start_loses_every_game_and_is_reported() {
+    let o = oware(&[
+        "eval",
+        "--player",
+        "random",
+        "--opponent",
+        "engine:/nonexistent/engine",
+        "--games",
+        "4",
+        "--json",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["wins"], 4, "{v}");
+    let f = v["forfeits"].as_array().unwrap();
+    assert_eq!(f.len(), 4);
+    assert!(
+        f[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/engine"),
+        "{v}"
+    );
+}
+
+#[test]
+fn an_engine_that_dies_or_answers_nonsense_loses_that_game_and_the_match_goes_on() {
+    // Answers the handshake, then dies at its first `go` (or plays a pit that does not exist).
+    for (go, want) in [("exit 3", "exited"), ("echo bestmove Z", "illegal")] {
+        let script = format!(
+            "engine:\"sh -c 'while read l; do case $l in uci) echo uciok;; isready) echo readyok;; go*) {go};; esac; done'\""
+        );
+        let o = oware(&[
+            "eval",
+            "--player",
+            "mcts:sims=8",
+            "--opponent",
+            &script,
+            "--games",
+            "4",
+            "--json",
+            "-q",
+            "--out",
+            "/dev/null",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        assert_eq!(v["games"], 4, "{v}");
+        assert_eq!(v["wins"], 4, "{v}");
+        let f = v["forfeits"].as_array().unwrap();
+        assert_eq!(f.len(), 4, "{v}");
+        assert!(
+            f.iter()
+                .all(|x| x["reason"].as_str().unwrap().contains(want)),
+            "{v}"
+        );
+    }
+}

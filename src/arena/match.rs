@@ -17,8 +17,12 @@ use super::player::Player;
 use super::stats::{Decision, Pentanomial, SprtConfig, Summary, Wdl};
 use crate::game::{Game, Outcome, Position, RuleSet, Side};
 use crate::rng::Rng;
-use crate::search::Evaluator;
+use std::time::Duration;
+
+use super::player::AlphaBetaLimit;
+use crate::engine::client::EngineProcess;
 use crate::search::mcts::{BatchSearch, MctsConfig};
+use crate::search::{AlphaBeta, Evaluator, Limits};
 
 /// A start position for a pair of games: a position and moves played from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,6 +115,20 @@ pub struct MatchConfig {
     /// A game still running after this many plies is adjudicated on the stores (a
     /// guard; real games end by the rules far sooner).
     pub max_plies: usize,
+    /// Threads for the alpha-beta players' moves (0 = all the machine has). Results do
+    /// not depend on it.
+    pub threads: usize,
+}
+
+impl MatchConfig {
+    /// Threads to use: `threads`, or the machine's parallelism when 0.
+    pub fn threads(&self) -> usize {
+        if self.threads > 0 {
+            self.threads
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        }
+    }
 }
 
 impl Default for MatchConfig {
@@ -124,6 +142,7 @@ impl Default for MatchConfig {
             concurrency: 0,
             mcts: MctsConfig::default(),
             max_plies: 2000,
+            threads: 0,
         }
     }
 }
@@ -347,6 +366,156 @@ enum Driver<'p> {
         sims: u32,
         evaluator: &'p mut dyn Evaluator,
     },
+    AlphaBeta {
+        limits: Limits,
+        /// One searcher per thread, kept across moves: each search sees only its own
+        /// table entries, so a fixed-depth move depends on the game alone, whichever
+        /// thread or order searches it.
+        searchers: Vec<AlphaBeta>,
+    },
+    Engine(Box<EngineDriver>),
+}
+
+/// Transposition table of each alpha-beta searcher, in MiB.
+const ALPHABETA_TT_MB: usize = 16;
+/// Time an engine gets to start and answer the `uci`/`isready` handshake.
+const ENGINE_HANDSHAKE: Duration = Duration::from_secs(10);
+/// After this many failed starts in a row, an engine is given up for the match: its
+/// remaining games are forfeited at once instead of waiting for it again and again.
+const ENGINE_MAX_START_FAILURES: u32 = 3;
+
+/// An external engine: one process, asked for each game's moves in turn, restarted
+/// after any failure (the game it failed in is lost).
+struct EngineDriver {
+    command: String,
+    go_args: String,
+    move_timeout: Duration,
+    rules: RuleSet,
+    process: Option<EngineProcess>,
+    start_failures: u32,
+    given_up: Option<String>,
+}
+
+impl EngineDriver {
+    fn new(command: &str, limit: AlphaBetaLimit, rules: RuleSet) -> EngineDriver {
+        let (go_args, move_timeout) = match limit {
+            // A fixed-depth search has no clock; allow it a generous minute.
+            AlphaBetaLimit::Depth(d) => (format!("depth {d}"), Duration::from_secs(60)),
+            AlphaBetaLimit::MoveTime(ms) => (
+                format!("movetime {ms}"),
+                Duration::from_millis(2 * ms + 5000),
+            ),
+        };
+        EngineDriver {
+            command: command.to_string(),
+            go_args,
+            move_timeout,
+            rules,
+            process: None,
+            start_failures: 0,
+            given_up: None,
+        }
+    }
+
+    fn start(&self) -> Result<EngineProcess, String> {
+        let mut p =
+            EngineProcess::start(&self.command, ENGINE_HANDSHAKE).map_err(|e| e.to_string())?;
+        if p.options()
+            .iter()
+            .any(|o| o.name.eq_ignore_ascii_case("rules"))
+        {
+            p.set_option("Rules", self.rules.name())
+                .map_err(|e| e.to_string())?;
+        } else if self.rules != RuleSet::default() {
+            return Err(format!(
+                "engine '{}' has no Rules option, and this match plays {}",
+                self.command, self.rules
+            ));
+        }
+        Ok(p)
+    }
+
+    /// The engine's move in `game`, or why it has none (the game is then forfeited).
+    fn best_move(&mut self, game: &Game) -> Result<usize, String> {
+        if let Some(why) = &self.given_up {
+            return Err(format!(
+                "engine given up after {ENGINE_MAX_START_FAILURES} failed starts: {why}"
+            ));
+        }
+        if self.process.is_none() {
+            match self.start() {
+                Ok(p) => {
+                    self.process = Some(p);
+                    self.start_failures = 0;
+                }
+                Err(e) => {
+                    self.start_failures += 1;
+                    if self.start_failures >= ENGINE_MAX_START_FAILURES {
+                        self.given_up = Some(e.clone());
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        let p = self.process.as_mut().expect("started above");
+        match p.best_move(game, &self.go_args, self.move_timeout) {
+            Ok(Some(a)) => Ok(a as usize),
+            Ok(None) => {
+                self.process = None;
+                Err(format!(
+                    "engine '{}' answered no move in a game that is not over",
+                    self.command
+                ))
+            }
+            Err(e) => {
+                // Its state is unknown (it may still be searching): drop kills it, and the
+                // next game it plays starts a fresh one.
+                self.process = None;
+                Err(e.to_string())
+            }
+        }
+    }
+}
+
+impl Drop for EngineDriver {
+    fn drop(&mut self) {
+        if let Some(p) = self.process.take() {
+            p.quit();
+        }
+    }
+}
+
+/// Alpha-beta moves for `jobs` (slot, game), split over the searchers' threads.
+fn alphabeta_moves(
+    searchers: &mut [AlphaBeta],
+    limits: &Limits,
+    jobs: &[(usize, &Game)],
+) -> Vec<(usize, Option<u8>)> {
+    if searchers.len() <= 1 || jobs.len() <= 1 {
+        let ab = &mut searchers[0];
+        return jobs
+            .iter()
+            .map(|&(s, g)| (s, ab.search(g, limits).best_move))
+            .collect();
+    }
+    let chunk = jobs.len().div_ceil(searchers.len());
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = searchers
+            .iter_mut()
+            .zip(jobs.chunks(chunk))
+            .map(|(ab, js)| {
+                scope.spawn(move || {
+                    js.iter()
+                        .map(|&(s, g)| (s, ab.search(g, limits).best_move))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("an alpha-beta thread panicked"))
+            .collect()
+    })
 }
 
 impl<'p> Driver<'p> {
@@ -373,11 +542,25 @@ impl<'p> Driver<'p> {
                     evaluator: evaluator.as_mut(),
                 }
             }
-            Player::AlphaBeta(_) | Player::Engine { .. } => {
-                return Err(MatchError::Config(format!(
-                    "player `{}` is not available yet in this build",
-                    player.name()
-                )));
+            Player::AlphaBeta(limit) => {
+                let limits = match *limit {
+                    AlphaBetaLimit::Depth(d) => Limits::depth(d),
+                    AlphaBetaLimit::MoveTime(ms) => Limits::movetime_ms(ms),
+                };
+                let threads = match limit {
+                    // Timed searches would steal each other's time when run side by side.
+                    AlphaBetaLimit::MoveTime(_) => 1,
+                    AlphaBetaLimit::Depth(_) => cfg.threads(),
+                };
+                Driver::AlphaBeta {
+                    limits,
+                    searchers: (0..threads)
+                        .map(|_| AlphaBeta::new(cfg.rules, ALPHABETA_TT_MB))
+                        .collect(),
+                }
+            }
+            Player::Engine { command, limit } => {
+                Driver::Engine(Box::new(EngineDriver::new(command, *limit, cfg.rules)))
             }
         })
     }
@@ -547,13 +730,36 @@ pub fn run_match_with(
                 }
             }
         }
-        // 2. Every game gets its move.
+        // 2. Alpha-beta moves of all games at once, over threads.
+        let mut pending: Vec<Option<Option<u8>>> = vec![None; slots];
+        for (p, d) in drivers.iter_mut().enumerate() {
+            if let Driver::AlphaBeta { limits, searchers } = d {
+                let jobs: Vec<(usize, &Game)> = live
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(s, l)| {
+                        l.as_ref()
+                            .filter(|l| mover_index(l) == p)
+                            .map(|l| (s, &l.game))
+                    })
+                    .collect();
+                for (s, m) in alphabeta_moves(searchers, limits, &jobs) {
+                    pending[s] = Some(m);
+                }
+            }
+        }
+        // 3. Every game gets its move.
         for s in 0..slots {
             let Some(l) = live[s].as_mut() else { continue };
             let p = mover_index(l);
             let chosen: Result<usize, String> = match &mut drivers[p] {
                 Driver::Random => Ok(l.rng[p].pick_bit(l.game.legal_moves())),
                 Driver::Search { search, .. } => Ok(search.result(s).best),
+                Driver::AlphaBeta { .. } => match pending[s] {
+                    Some(Some(a)) => Ok(a as usize),
+                    _ => Err("alpha-beta found no move".into()),
+                },
+                Driver::Engine(e) => e.best_move(&l.game),
             };
             let end = match chosen {
                 Err(reason) => Some(GameEnd::Forfeit {
@@ -877,5 +1083,45 @@ mod tests {
         let mut m = cfg(2);
         m.openings = Openings::List(vec![]);
         assert!(run_match(&m, &mut player("random"), &mut player("random")).is_err());
+    }
+
+    #[test]
+    fn alphabeta_is_deterministic_whatever_the_threads() {
+        let run = |threads: usize, concurrency: usize| {
+            let mut m = cfg(12);
+            m.threads = threads;
+            m.concurrency = concurrency;
+            let r = run_match(
+                &m,
+                &mut player("alphabeta:depth=3"),
+                &mut player("mcts:sims=16"),
+            )
+            .unwrap();
+            r.games
+                .iter()
+                .map(|g| g.game.move_text())
+                .collect::<Vec<_>>()
+        };
+        let a = run(1, 0);
+        assert_eq!(a, run(3, 0));
+        assert_eq!(a, run(2, 5));
+    }
+
+    #[test]
+    fn deeper_alphabeta_beats_random_and_shallower() {
+        let r = run_match(
+            &cfg(20),
+            &mut player("alphabeta:depth=4"),
+            &mut player("random"),
+        )
+        .unwrap();
+        assert!(r.summary.score > 0.9, "{}", r.summary.text());
+        let r = run_match(
+            &cfg(40),
+            &mut player("alphabeta:depth=5"),
+            &mut player("alphabeta:depth=1"),
+        )
+        .unwrap();
+        assert!(r.summary.score > 0.6, "{}", r.summary.text());
     }
 }

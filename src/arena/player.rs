@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use crate::game::RuleSet;
+use crate::net;
 use crate::search::{Evaluator, RolloutEvaluator, UniformEvaluator};
 
 /// Simulations per move when a spec does not say (the self-play default).
@@ -311,7 +312,6 @@ impl Player {
     /// Builds the player a SPEC names for games under `rules` (a model trained for other
     /// rules is refused). `seed` seeds any randomness of its evaluator.
     pub fn from_spec(spec: &PlayerSpec, rules: RuleSet, seed: u64) -> Result<Player, PlayerError> {
-        let _ = rules;
         match spec {
             PlayerSpec::Random => Ok(Player::Random),
             PlayerSpec::AlphaBeta(l) => Ok(Player::AlphaBeta(*l)),
@@ -322,13 +322,31 @@ impl Player {
                 };
                 Ok(Player::search(spec.to_string(), *sims, e))
             }
-            PlayerSpec::Model { .. } => Err(PlayerError::NotAvailable {
-                spec: spec.to_string(),
-                what: "model players need the network module (branch `net`)",
-            }),
-            PlayerSpec::Engine { .. } => Err(PlayerError::NotAvailable {
-                spec: spec.to_string(),
-                what: "engine players need the protocol client (branch `alphabeta`)",
+            PlayerSpec::Model { path, sims } => {
+                let err = |message: String| PlayerError::Model {
+                    spec: spec.to_string(),
+                    message,
+                };
+                let (evaluator, manifest) =
+                    net::NetEvaluator::from_checkpoint(path, net::DeviceKind::Cpu)
+                        .map_err(|e| err(e.to_string()))?;
+                let trained = manifest.rule_set().map_err(|e| err(e.to_string()))?;
+                if trained != rules {
+                    return Err(err(format!(
+                        "it was trained for rules {trained}, but the match plays {rules} (--rules)"
+                    )));
+                }
+                let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let evaluator = evaluator.with_threads(threads);
+                Ok(Player::search(
+                    format!("model:{}:sims={sims}", path.display()),
+                    *sims,
+                    Box::new(evaluator),
+                ))
+            }
+            PlayerSpec::Engine { command, limit } => Ok(Player::Engine {
+                command: command.clone(),
+                limit: *limit,
             }),
         }
     }

@@ -8,11 +8,17 @@ use clap::{Parser, Subcommand};
 use crate::game::{Game, Position, RuleSet};
 
 mod bench;
+mod engine;
 mod eval;
+mod infer;
 mod ladder;
 mod perft;
+mod plot;
 mod replay;
+mod search;
+mod selfplay;
 mod show;
+mod train;
 
 /// oware-zero: a self-play reinforcement-learning trainer for the board game Oware.
 #[derive(Parser, Debug)]
@@ -24,12 +30,25 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Train a network by self-play from a config file (resumes an existing run).
+    Train(train::Args),
+    /// Run an extra self-play worker for a training run (writes RUN/samples/).
+    Selfplay(selfplay::Args),
+    /// Draw a run's learning curves (PNG).
+    Plot(plot::Args),
     /// Count move sequences of each length (the rules engine's self-check and speed test).
     Perft(perft::Args),
     /// Show a board diagram, the legal moves, and the result if the game is over.
     Show(show::Args),
     /// Replay games from stdin (one per line: optional `FEN;` then moves) as JSON lines.
     Replay(replay::Args),
+    /// The network's raw answer for one position (policy logits, W/D/L, value, store
+    /// difference) from a checkpoint or a run's latest checkpoint.
+    Infer(infer::Args),
+    /// The alpha-beta engine's best move, score and principal variation for a position.
+    Search(search::Args),
+    /// Speak the engine text protocol (shared/ENGINE-PROTOCOL.md) on stdin/stdout.
+    Engine(engine::Args),
     /// Play a match between two players: W/D/L, Elo with a 95% interval, LOS, SPRT.
     Eval(eval::Args),
     /// Rate a model against alpha-beta at increasing depths (depth 1 = 0 Elo).
@@ -51,9 +70,15 @@ pub fn main() -> i32 {
         }
     };
     let result = match cli.command {
+        Command::Train(a) => train::run(a),
+        Command::Selfplay(a) => selfplay::run(a),
+        Command::Plot(a) => plot::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Show(a) => show::run(a),
         Command::Replay(a) => replay::run(a),
+        Command::Infer(a) => infer::run(a),
+        Command::Search(a) => search::run(a),
+        Command::Engine(a) => engine::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Ladder(a) => ladder::run(a),
         Command::Bench(b) => bench::run(b),
@@ -103,4 +128,9 @@ pub(crate) fn out(text: &str) -> Result<()> {
     o.write_all(text.as_bytes())?;
     o.flush()?;
     Ok(())
+}
+
+/// The periodic evaluation the training loop runs (see `arena`).
+pub(crate) fn eval_hook() -> Option<Box<crate::train::run::EvalFn<'static>>> {
+    None
 }

@@ -46,6 +46,20 @@ impl History {
         repeated
     }
 
+    /// A history holding exactly `keys` ([`Position::key`] values, oldest first, the
+    /// current position last): how a game kept elsewhere (the batched environment)
+    /// hands its history to the search. Allocates.
+    pub fn from_keys(keys: &[u128]) -> History {
+        History {
+            keys: keys.to_vec(),
+        }
+    }
+
+    /// The recorded keys ([`Position::key`]), oldest first, the current position last.
+    pub fn keys(&self) -> &[u128] {
+        &self.keys
+    }
+
     /// Positions recorded since the last capture, the current one included.
     pub fn len(&self) -> usize {
         self.keys.len()

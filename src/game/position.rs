@@ -177,7 +177,11 @@ impl Outcome {
 }
 
 /// A position: pits, stores and the side to move. 16 bytes, `Copy`.
+///
+/// `repr(C)` puts the pits at offset 0, so that reading them as one word after the
+/// position was copied (two 8-byte stores) is forwarded from those stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(C)]
 pub struct Position {
     /// Seeds in pits 0..11 (sowing order; 0..5 South's, 6..11 North's).
     pub pits: [u8; 12],
@@ -187,20 +191,22 @@ pub struct Position {
     pub side: Side,
 }
 
-/// `SOW[p][k]`: one seed in each of the `k` pits after pit `p` (k < 11, pit `p` skipped).
-static SOW: [[[u8; 12]; 11]; 12] = build_sow_table();
-/// `LAP[p]`: one seed in every pit but `p`.
-static LAP: [[u8; 12]; 12] = build_lap_table();
+/// `SOW[p][k]`: one seed in each of the `k` pits after pit `p` (k < 11, pit `p` skipped),
+/// as 12 little-endian bytes (byte `i` = pit `i`) of a `u128`, so that sowing is one
+/// integer addition: no pit ever exceeds 48 seeds, so no byte carries into the next.
+static SOW: [[u128; 11]; 12] = build_sow_table();
+/// `LAP[p]`: one seed in every pit but `p`, packed as `SOW`.
+static LAP: [u128; 12] = build_lap_table();
 
-const fn build_sow_table() -> [[[u8; 12]; 11]; 12] {
-    let mut t = [[[0u8; 12]; 11]; 12];
+const fn build_sow_table() -> [[u128; 11]; 12] {
+    let mut t = [[0u128; 11]; 12];
     let mut p = 0;
     while p < 12 {
         let mut k = 0;
         while k < 11 {
             let mut j = 1;
             while j <= k {
-                t[p][k][(p + j) % 12] = 1;
+                t[p][k] |= 1u128 << (8 * ((p + j) % 12));
                 j += 1;
             }
             k += 1;
@@ -210,14 +216,64 @@ const fn build_sow_table() -> [[[u8; 12]; 11]; 12] {
     t
 }
 
-const fn build_lap_table() -> [[u8; 12]; 12] {
-    let mut t = [[1u8; 12]; 12];
+const fn build_lap_table() -> [u128; 12] {
+    let mut t = [0u128; 12];
     let mut p = 0;
     while p < 12 {
-        t[p][p] = 0;
+        let mut i = 0;
+        while i < 12 {
+            if i != p {
+                t[p] |= 1u128 << (8 * i);
+            }
+            i += 1;
+        }
         p += 1;
     }
     t
+}
+
+/// Bit 7 of byte `a` (a < 8) of `x`, every other bit 0, to bit `a` of the result.
+/// The multiplier's bits 7j put bit 8a at 8a + 7j; only j = 8 − a reaches 56 + a, and all
+/// the products fall on distinct bits, so nothing carries.
+#[inline(always)]
+fn gather_high_bits(x: u64) -> u8 {
+    (((x >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56) as u8
+}
+
+/// `BYTE_MASK[m]`: byte `a` is `0xFF` iff bit `a` of the 6-bit `m` is set.
+static BYTE_MASK: [u64; 64] = build_byte_mask();
+
+const fn build_byte_mask() -> [u64; 64] {
+    let mut t = [0u64; 64];
+    let mut m = 0;
+    while m < 64 {
+        let mut a = 0;
+        while a < 6 {
+            if m & (1 << a) != 0 {
+                t[m] |= 0xFF << (8 * a);
+            }
+            a += 1;
+        }
+        m += 1;
+    }
+    t
+}
+
+/// The 12 pits as the low 12 bytes of a `u128` (byte `i` = pit `i`).
+#[inline(always)]
+fn pack_pits(pits: &[u8; 12]) -> u128 {
+    let mut b = [0u8; 16];
+    b[..12].copy_from_slice(pits);
+    u128::from_le_bytes(b)
+}
+
+/// The inverse of [`pack_pits`].
+#[inline(always)]
+fn unpack_pits(w: u128) -> [u8; 12] {
+    let b = w.to_le_bytes();
+    let mut pits = [0u8; 12];
+    pits.copy_from_slice(&b[..12]);
+    pits
 }
 
 impl Default for Position {
@@ -304,22 +360,29 @@ impl Position {
     }
 
     /// Own non-empty pits, restricted to feeding moves when the rules oblige it.
+    ///
+    /// Branch-free on the six pits at once (SWAR): each row is six bytes of a `u64`, and
+    /// adding `0x80 − t` to a byte sets its high bit iff it holds at least `t` seeds
+    /// (no byte carries: at most 48 + 0x7F).
     #[inline]
     fn feeding_moves(&self, rules: RuleSet) -> u8 {
-        let b = self.side.base();
-        let mut nonempty = 0u8;
-        let mut feeding = 0u8;
-        for a in 0..6 {
-            let s = self.pits[b + a];
-            nonempty |= ((s != 0) as u8) << a;
-            // From action a, 5 - a own pits follow before the opponent's row.
-            feeding |= ((s as usize > 5 - a) as u8) << a;
-        }
-        if rules.must_feed && self.row_seeds(self.side.opponent()) == 0 {
-            feeding
+        const ROW: u64 = 0xFFFF_FFFF_FFFF;
+        const HIGH: u64 = 0x8080_8080_8080;
+        /// Byte `a` is `0x80 − 1`: non-empty.
+        const NONEMPTY: u64 = 0x7F7F_7F7F_7F7F;
+        /// Byte `a` is `0x80 − (6 − a)`: at least 6 − a seeds, so the sowing from action
+        /// `a` passes the mover's 5 − a later pits and reaches the opponent's row.
+        const FEEDS: u64 = 0x7F7E_7D7C_7B7A;
+        let w = pack_pits(&self.pits);
+        let s = self.side as u32;
+        let own = (w >> (48 * s)) as u64 & ROW;
+        let opp = (w >> (48 * (1 - s))) as u64 & ROW;
+        let add = if rules.must_feed && opp == 0 {
+            FEEDS
         } else {
-            nonempty
-        }
+            NONEMPTY
+        };
+        gather_high_bits((own + add) & HIGH)
     }
 
     /// Which of the moves in `mask` would capture the opponent's whole row.
@@ -348,24 +411,25 @@ impl Position {
     }
 
     /// Sowing and capturing without any legality check.
-    #[inline]
+    ///
+    /// The capture works on the opponent's row as six bytes of a `u64` (SWAR): which
+    /// pits hold 2 or 3, the run of them ending at the last pit, their sum and their
+    /// removal are a few integer operations instead of a data-dependent loop, whose
+    /// branches random play mispredicts.
+    #[inline(always)]
     fn apply_raw(&mut self, rules: RuleSet, action: usize) -> MoveInfo {
+        const ROW: u64 = 0xFFFF_FFFF_FFFF;
         let me = self.side;
         let from = me.base() + action;
-        let seeds = self.pits[from];
-        self.pits[from] = 0;
+        // In registers: clearing the pit in memory and then reading all pits back as
+        // one word would stall on store forwarding.
+        let w = pack_pits(&self.pits);
+        let seeds = (w >> (8 * from)) as u8;
         let laps = seeds / 11;
         let rem = (seeds % 11) as usize;
-        let add = &SOW[from][rem];
-        if laps == 0 {
-            for (pit, &a) in self.pits.iter_mut().zip(add) {
-                *pit += a;
-            }
-        } else {
-            for ((pit, &a), &l) in self.pits.iter_mut().zip(add).zip(&LAP[from]) {
-                *pit += a + laps * l;
-            }
-        }
+        // One addition sows every seed: bytes never carry (at most 48 seeds per pit).
+        let add = SOW[from][rem] + laps as u128 * LAP[from];
+        let mut w = (w & !(0xFFu128 << (8 * from))) + add;
         let last = if rem == 0 {
             (from + 11) % 12
         } else {
@@ -378,56 +442,48 @@ impl Position {
 
         let opp = me.opponent();
         let ob = opp.base();
-        if last >= ob && last < ob + 6 {
-            // Walk back from the last pit while the pits hold 2 or 3.
-            let mut i = last;
-            let mut taken = 0u8;
-            loop {
-                let s = self.pits[i];
-                if s != 2 && s != 3 {
-                    break;
-                }
-                taken += s;
-                if i == ob {
-                    break;
-                }
-                i -= 1;
-            }
-            if taken > 0 {
-                let whole_row = taken == self.row_seeds(opp);
-                info.grand_slam = whole_row;
-                let capture = !whole_row
-                    || !matches!(
-                        rules.grand_slam,
-                        GrandSlam::CapturesNothing | GrandSlam::Illegal
-                    );
-                if capture {
-                    let mut j = last;
-                    loop {
-                        let s = self.pits[j];
-                        if s != 2 && s != 3 {
-                            break;
-                        }
-                        self.pits[j] = 0;
-                        if j == ob {
-                            break;
-                        }
-                        j -= 1;
-                    }
-                    info.captured = taken;
-                    self.stores[me.index()] += taken;
-                    if whole_row && rules.grand_slam == GrandSlam::CapturesAllAndEnds {
-                        // The capturer also takes every seed left (all in his row).
-                        let b = me.base();
-                        let rest: u8 = self.pits[b..b + 6].iter().sum();
-                        self.pits[b..b + 6].fill(0);
-                        self.stores[me.index()] += rest;
-                    }
-                } else {
-                    info.grand_slam_refused = true;
-                }
-            }
+        let opp_shift = 8 * ob as u32;
+        // Branch-free: whether the last seed lands in the opponent's row and whether it
+        // captures are coin flips in random play, so branches on them mispredict. With
+        // no capture every mask below is 0 and the updates change nothing.
+        let j = last.wrapping_sub(ob);
+        let row = (w >> opp_shift) as u64 & ROW;
+        // Bytes holding 2 or 3 become 0; a byte's high bit is then set iff it is not 0.
+        let x = (row & 0xFEFE_FEFE_FEFE) ^ 0x0202_0202_0202;
+        let other = gather_high_bits((x + 0x7F7F_7F7F_7F7F) & 0x8080_8080_8080);
+        // Pits 0..=j of the row; the run of 2s and 3s ending at j starts just above the
+        // highest pit among them holding another count.
+        let upto = if j < 6 { (2u32 << j) - 1 } else { 0 };
+        let stop = other as u32 & upto;
+        let begin = 32 - stop.leading_zeros();
+        let chain = upto & !((1u32 << begin) - 1);
+        let cmask = BYTE_MASK[chain as usize & 63];
+        let taken_row = row & cmask;
+        let taken = (taken_row.wrapping_mul(0x0101_0101_0101) >> 40) as u8;
+        let whole_row = chain != 0 && taken_row == row;
+        let capture = !whole_row
+            || !matches!(
+                rules.grand_slam,
+                GrandSlam::CapturesNothing | GrandSlam::Illegal
+            );
+        info.grand_slam = whole_row;
+        info.grand_slam_refused = !capture;
+        let kept = if capture { !cmask } else { u64::MAX };
+        w &= !((!kept as u128) << opp_shift);
+        info.captured = if capture { taken } else { 0 };
+        let mut gain = info.captured;
+        if whole_row && capture && rules.grand_slam == GrandSlam::CapturesAllAndEnds {
+            // The capturer also takes every seed left (all in his row).
+            let mine_shift = 8 * me.base() as u32;
+            let mine = (w >> mine_shift) as u64 & ROW;
+            gain += (mine.wrapping_mul(0x0101_0101_0101) >> 40) as u8;
+            w &= !((ROW as u128) << mine_shift);
         }
+        // Both stores as one word: a single-byte store followed by the caller's copy of
+        // the whole position would stall on store forwarding. No carry: a store ≤ 48.
+        let stores = u16::from_le_bytes(self.stores) + ((gain as u16) << (8 * me.index()));
+        self.stores = stores.to_le_bytes();
+        self.pits = unpack_pits(w);
         self.side = opp;
         if rules.grand_slam == GrandSlam::CapturesAllMoveAgain
             && self.row_seeds(opp) == 0

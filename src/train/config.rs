@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::replay::WindowRule;
 use crate::game::RuleSet;
+use crate::net::DeviceKind;
 use crate::net::model::ModelConfig;
 use crate::net::train::{LearnerConfig, LossWeights, OptimizerKind};
 use crate::search::mcts::MctsConfig;
@@ -108,6 +109,9 @@ pub struct TrainConfig {
     pub keep_checkpoints: usize,
     /// Threads for the SGD step (1 measured fastest on 2 cores).
     pub threads: usize,
+    /// Where the SGD step runs: `cpu` (burn's flex backend) or `wgpu` (a build with
+    /// `--features wgpu`). Self-play inference always uses the CPU fast path.
+    pub device: DeviceKind,
 }
 
 impl Default for TrainConfig {
@@ -133,6 +137,7 @@ impl Default for TrainConfig {
             loss_weights: LossWeights::default(),
             keep_checkpoints: 10,
             threads: 1,
+            device: DeviceKind::Cpu,
         }
     }
 }
@@ -146,6 +151,7 @@ impl TrainConfig {
             weight_decay: self.weight_decay,
             momentum: self.momentum,
             threads: self.threads,
+            device: self.device,
             seed,
             ..LearnerConfig::default()
         }
@@ -185,17 +191,20 @@ impl Config {
     /// `train.batch_size=256`; values in TOML syntax, bare words taken as strings),
     /// then checks every value.
     pub fn load(path: &Path, overrides: &[String]) -> Result<Config> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading config {}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading config {}", path.display()))?;
         Config::from_toml(&text, overrides).with_context(|| format!("config {}", path.display()))
     }
 
     /// Parses TOML text with `overrides` (see [`Config::load`]).
     pub fn from_toml(text: &str, overrides: &[String]) -> Result<Config> {
-        let mut value: toml::Table = toml::from_str(text).map_err(|e| anyhow!("{}", e.to_string().trim()))?;
+        let mut value: toml::Table =
+            toml::from_str(text).map_err(|e| anyhow!("{}", e.to_string().trim()))?;
         for o in overrides {
             apply_override(&mut value, o)?;
         }
-        let cfg: Config = toml::Table::try_into(value).map_err(|e| anyhow!("{}", e.to_string().trim()))?;
+        let cfg: Config =
+            toml::Table::try_into(value).map_err(|e| anyhow!("{}", e.to_string().trim()))?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -209,31 +218,55 @@ impl Config {
     pub fn validate(&self) -> Result<()> {
         self.model.validate().map_err(|e| anyhow!("model: {e}"))?;
         self.search.validate().map_err(|e| anyhow!("search: {e}"))?;
-        self.selfplay.validate().map_err(|e| anyhow!("selfplay: {e}"))?;
+        self.selfplay
+            .validate()
+            .map_err(|e| anyhow!("selfplay: {e}"))?;
         let t = &self.train;
         if t.batch_size == 0 {
             bail!("train.batch_size must be at least 1");
         }
         if !(t.learning_rate.is_finite() && t.learning_rate > 0.0) {
-            bail!("train.learning_rate = {} must be a positive number", t.learning_rate);
+            bail!(
+                "train.learning_rate = {} must be a positive number",
+                t.learning_rate
+            );
         }
         if !(0.0..=1.0).contains(&t.lr_final_fraction) {
-            bail!("train.lr_final_fraction = {} must be in [0, 1]", t.lr_final_fraction);
+            bail!(
+                "train.lr_final_fraction = {} must be in [0, 1]",
+                t.lr_final_fraction
+            );
         }
         if !(t.samples_per_new_sample.is_finite() && t.samples_per_new_sample > 0.0) {
-            bail!("train.samples_per_new_sample = {} must be positive", t.samples_per_new_sample);
+            bail!(
+                "train.samples_per_new_sample = {} must be positive",
+                t.samples_per_new_sample
+            );
         }
         if t.window.min == 0 || t.window.max < t.window.min {
-            bail!("train.window: need 0 < min ≤ max (min {}, max {})", t.window.min, t.window.max);
+            bail!(
+                "train.window: need 0 < min ≤ max (min {}, max {})",
+                t.window.min,
+                t.window.max
+            );
         }
         if !(t.window.exponent > 0.0 && t.window.exponent <= 1.0) {
-            bail!("train.window.exponent = {} must be in (0, 1]", t.window.exponent);
+            bail!(
+                "train.window.exponent = {} must be in (0, 1]",
+                t.window.exponent
+            );
         }
         if !(0.0..=1.0).contains(&t.value_target_mix) {
-            bail!("train.value_target_mix = {} must be in [0, 1]", t.value_target_mix);
+            bail!(
+                "train.value_target_mix = {} must be in [0, 1]",
+                t.value_target_mix
+            );
         }
         if !(t.time_limit_minutes.is_finite() && t.time_limit_minutes >= 0.0) {
-            bail!("train.time_limit_minutes = {} must be ≥ 0", t.time_limit_minutes);
+            bail!(
+                "train.time_limit_minutes = {} must be ≥ 0",
+                t.time_limit_minutes
+            );
         }
         if t.iterations == 0 && t.time_limit_minutes == 0.0 {
             bail!("train: set iterations or time_limit_minutes, or the run never ends");
@@ -255,7 +288,9 @@ impl Config {
         if self.threads > 0 {
             self.threads
         } else {
-            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
         }
     }
 }
@@ -325,7 +360,11 @@ mod tests {
     fn overrides_set_nested_keys() {
         let c = Config::from_toml(
             "[train]\nbatch_size = 64\n",
-            &["train.batch_size=128".into(), "game.rules=awari".into(), "seed=9".into()],
+            &[
+                "train.batch_size=128".into(),
+                "game.rules=awari".into(),
+                "seed=9".into(),
+            ],
         )
         .unwrap();
         assert_eq!(c.train.batch_size, 128);
@@ -334,5 +373,26 @@ mod tests {
         let e = Config::from_toml("", &["train.nope=1".into()]).unwrap_err();
         assert!(format!("{e:#}").contains("nope"), "{e:#}");
         assert!(Config::from_toml("", &["novalue".into()]).is_err());
+    }
+}
+
+#[cfg(test)]
+mod shipped_configs {
+    use super::*;
+
+    /// The configs in `configs/` parse and validate (a typo there would only show when a
+    /// user runs them).
+    #[test]
+    fn shipped_configs_are_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+        let mut n = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                Config::load(&p, &[]).unwrap_or_else(|e| panic!("{}: {e:#}", p.display()));
+                n += 1;
+            }
+        }
+        assert!(n >= 3, "quick, default and gpu configs");
     }
 }

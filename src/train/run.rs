@@ -41,7 +41,6 @@ use crate::game::{Game, Position, RuleSet, move_letter};
 use crate::net::checkpoint::{checkpoint_name, checkpoints_dir, write_latest};
 use crate::net::train::{Learner, TrainBatch};
 use crate::rng::{Rng, splitmix64};
-use crate::search::Evaluator;
 use crate::selfplay::{self, Progress, Sample, SelfPlayOutput};
 
 /// What `state.json` records: enough to resume exactly.
@@ -122,7 +121,8 @@ impl RunDir {
             return Ok(None);
         }
         let text = fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
-        let s = serde_json::from_str(&text).with_context(|| format!("{} is damaged", p.display()))?;
+        let s =
+            serde_json::from_str(&text).with_context(|| format!("{} is damaged", p.display()))?;
         Ok(Some(s))
     }
 }
@@ -139,7 +139,8 @@ pub enum Display {
 }
 
 fn iteration_seed(seed: u64, iteration: u32, purpose: u64) -> u64 {
-    let mut x = seed ^ (iteration as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ purpose.rotate_left(32);
+    let mut x =
+        seed ^ (iteration as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ purpose.rotate_left(32);
     splitmix64(&mut x)
 }
 
@@ -180,7 +181,12 @@ pub fn effective_config(run: &RunDir, config: Option<Config>) -> Result<Config> 
 }
 
 /// Runs (or resumes) training in `run_dir`. `eval` plays the periodic evaluation.
-pub fn train(config: Config, run_dir: &Path, display: Display, eval: Option<&EvalFn<'_>>) -> Result<RunState> {
+pub fn train(
+    config: Config,
+    run_dir: &Path,
+    display: Display,
+    eval: Option<&EvalFn<'_>>,
+) -> Result<RunState> {
     let run = RunDir {
         root: run_dir.to_path_buf(),
     };
@@ -268,9 +274,7 @@ pub fn train(config: Config, run_dir: &Path, display: Display, eval: Option<&Eva
         }
 
         // Self-play.
-        let evaluators = (0..threads)
-            .map(|_| learner.to_inference().map(|e| Box::new(e) as Box<dyn Evaluator>))
-            .collect::<Result<Vec<_>, _>>()?;
+        let evaluators = learner.evaluators(threads)?;
         let progress = Progress::default();
         let games = config.selfplay.games_per_iteration;
         let out = std::thread::scope(|scope| {
@@ -319,7 +323,8 @@ pub fn train(config: Config, run_dir: &Path, display: Display, eval: Option<&Eva
 
         // Train.
         let t_train = Instant::now();
-        let steps = ((new_samples as f64 * t.samples_per_new_sample / t.batch_size as f64).ceil() as u32)
+        let steps = ((new_samples as f64 * t.samples_per_new_sample / t.batch_size as f64).ceil()
+            as u32)
             .min(t.max_steps_per_iteration);
         let lr = learning_rate(&config, it, wall);
         learner.set_learning_rate(lr);
@@ -345,7 +350,13 @@ pub fn train(config: Config, run_dir: &Path, display: Display, eval: Option<&Eva
             done += 1;
         }
         let train_seconds = t_train.elapsed().as_secs_f64();
-        let mean = |k: usize| if done > 0 { sums[k] / done as f64 } else { f64::NAN };
+        let mean = |k: usize| {
+            if done > 0 {
+                sums[k] / done as f64
+            } else {
+                f64::NAN
+            }
+        };
 
         // Checkpoint.
         learner.save(&run.checkpoint(&name), rules)?;
@@ -361,7 +372,11 @@ pub fn train(config: Config, run_dir: &Path, display: Display, eval: Option<&Eva
         };
 
         // Metrics, plot, state.
-        let draws = out.games.iter().filter(|g| g.outcome.winner().is_none()).count();
+        let draws = out
+            .games
+            .iter()
+            .filter(|g| g.outcome.winner().is_none())
+            .count();
         let plies: usize = out.games.iter().map(|g| g.moves.len()).sum();
         let ng = out.games.len().max(1) as f64;
         state.total_games += out.games.len() as u64;
@@ -401,7 +416,10 @@ pub fn train(config: Config, run_dir: &Path, display: Display, eval: Option<&Eva
         state.window = window.chunk_names();
         state.total_seen = window.total_seen;
         state.wall_seconds = row.wall_seconds;
-        atomic_write(&run.state(), serde_json::to_string_pretty(&state)?.as_bytes())?;
+        atomic_write(
+            &run.state(),
+            serde_json::to_string_pretty(&state)?.as_bytes(),
+        )?;
         write_latest(&run.root, &name)?;
         prune_checkpoints(&run, config.train.keep_checkpoints, &name)?;
 
@@ -483,7 +501,8 @@ fn write_games(path: &Path, rules: RuleSet, out: &SelfPlayOutput) -> Result<()> 
         let mut moves = String::with_capacity(g.moves.len());
         for &a in &g.moves {
             moves.push(move_letter(game.position().side, a as usize));
-            game.play(a as usize).context("replaying a self-play game")?;
+            game.play(a as usize)
+                .context("replaying a self-play game")?;
         }
         text.push_str(&format!("{start};{moves}\n"));
     }
@@ -506,7 +525,8 @@ fn prune_checkpoints(run: &RunDir, keep: usize, current: &str) -> Result<()> {
     while names.len() > keep {
         let n = names.remove(0);
         if n != current {
-            fs::remove_dir_all(dir.join(&n)).with_context(|| format!("removing old checkpoint {n}"))?;
+            fs::remove_dir_all(dir.join(&n))
+                .with_context(|| format!("removing old checkpoint {n}"))?;
         }
     }
     Ok(())
@@ -525,9 +545,11 @@ fn show_progress<T>(
     let bar = (display == Display::Auto && std::io::stderr().is_terminal()).then(|| {
         let b = indicatif::ProgressBar::new(games as u64);
         b.set_style(
-            indicatif::ProgressStyle::with_template("iter {prefix} self-play [{bar:30}] {pos}/{len} games {msg}")
-                .expect("a valid template")
-                .progress_chars("=> "),
+            indicatif::ProgressStyle::with_template(
+                "iter {prefix} self-play [{bar:30}] {pos}/{len} games {msg}",
+            )
+            .expect("a valid template")
+            .progress_chars("=> "),
         );
         b.set_prefix(it.to_string());
         b

@@ -17,22 +17,13 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 
 use crate::game::{Position, RuleSet, Side};
+use crate::net::checkpoint::fnv1a64;
 use crate::selfplay::Sample;
 
 const MAGIC: &[u8; 4] = b"OWZS";
 const VERSION: u32 = 1;
 /// Bytes per sample record.
 pub const RECORD: usize = 52;
-
-/// FNV-1a, 64 bits: a fast checksum to catch truncated or damaged files.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed
 /// to disk, then renamed over `path`. A crash leaves either the old file or the new one.
@@ -76,7 +67,7 @@ pub fn encode_chunk(rules: RuleSet, samples: &[Sample]) -> Vec<u8> {
         b.extend_from_slice(&s.store_diff.to_le_bytes());
         b.extend_from_slice(&s.search_value.to_le_bytes());
     }
-    let h = fnv1a(&b);
+    let h = fnv1a64(&b);
     b.extend_from_slice(&h.to_le_bytes());
     b
 }
@@ -88,7 +79,7 @@ pub fn decode_chunk(bytes: &[u8], what: &str) -> Result<(RuleSet, Vec<Sample>)> 
     }
     let body = &bytes[..bytes.len() - 8];
     let stored = u64::from_le_bytes(bytes[bytes.len() - 8..].try_into().expect("8 bytes"));
-    if fnv1a(body) != stored {
+    if fnv1a64(body) != stored {
         bail!("{what}: checksum mismatch (the file is truncated or damaged)");
     }
     let version = u32::from_le_bytes(body[4..8].try_into().expect("4 bytes"));

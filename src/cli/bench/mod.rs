@@ -3,17 +3,34 @@
 use anyhow::Result;
 use clap::Subcommand;
 
+mod env;
 mod game;
+mod mcts;
+mod net;
+mod search;
 
 /// Which hot path to measure.
 #[derive(Subcommand, Debug)]
 pub enum Bench {
     /// Rules engine: perft from the start and random playouts, single-threaded.
     Game(game::Args),
+    /// Batched environment: random-game steps per second on all cores, vs perft.
+    Env(env::Args),
+    /// Batched MCTS with the default network: simulations per second by games in flight.
+    Mcts(mcts::Args),
+    /// Network: evaluations per second by batch size (fast and burn paths, 1 and 2
+    /// threads), per-call overhead, training steps per second.
+    Net(net::Args),
+    /// Alpha-beta: nodes per second and time to a depth on a fixed suite, one thread.
+    Search(search::Args),
 }
 
 pub fn run(b: Bench) -> Result<()> {
     match b {
         Bench::Game(a) => game::run(a),
+        Bench::Env(a) => env::run(a),
+        Bench::Mcts(a) => mcts::run(a),
+        Bench::Net(a) => net::run(a),
+        Bench::Search(a) => search::run(a),
     }
 }

@@ -209,3 +209,35 @@ fn one_evaluator_call_per_step_for_all_games() {
     assert_eq!(e.1, 64);
     let _ = History::default();
 }
+
+/// Misleading priors: 0.9 on F, 0.1 on the winning C.
+struct Misleading;
+
+impl Evaluator for Misleading {
+    fn evaluate(&mut self, r: RuleSet, p: &[Position], l: &[u8], out: &mut [Evaluation]) {
+        UniformEvaluator.evaluate(r, p, l, out);
+        if let Some(o) = out.first_mut()
+            && l[0] == 0b100100
+        {
+            o.priors = [0.0, 0.0, 0.1, 0.0, 0.0, 0.9];
+        }
+    }
+    fn name(&self) -> String {
+        "misleading".into()
+    }
+}
+
+#[test]
+fn gumbel_improved_policy_corrects_a_misleading_prior() {
+    let rules = RuleSet::abapa();
+    let c = cfg(Algorithm::Gumbel, 16);
+    let mut b = BatchSearch::new(c, rules, 1, 7);
+    b.set_game(0, Game::new(rules, pos("0-0-8-0-0-1-1-1-1-1-2-3-15-15-S")));
+    b.begin(0, 16, false);
+    b.run(&mut Misleading);
+    let r = b.result(0);
+    assert!((r.prior[2] - 0.1).abs() < 1e-6, "{r:?}");
+    assert!(r.policy[2] > r.prior[2], "{r:?}");
+    assert!(r.policy[2] > 0.5, "{r:?}");
+    assert_eq!(r.best, 2);
+}

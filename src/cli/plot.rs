@@ -1,0 +1,36 @@
+//! `oware plot`: learning curves of a run as PNG.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+
+use crate::train::metrics;
+use crate::train::plot::learning_curves;
+use crate::train::run::RunDir;
+
+/// Arguments of `oware plot`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The run directory (with metrics.csv).
+    #[arg(long)]
+    run_dir: PathBuf,
+    /// Output file (default: RUN/learning-curves.png).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let dir = RunDir {
+        root: a.run_dir.clone(),
+    };
+    if !dir.metrics().exists() {
+        bail!(
+            "{} has no metrics.csv: is it a training run directory?",
+            a.run_dir.display()
+        );
+    }
+    let rows = metrics::read(&dir.metrics())?;
+    let out = a.out.unwrap_or_else(|| dir.plot());
+    learning_curves(&rows, &out)?;
+    super::out(&format!("{} ({} iterations)\n", out.display(), rows.len()))
+}

@@ -1,0 +1,85 @@
+//! `oware search`: the alpha-beta engine's best move for one position.
+
+use anyhow::{Result, bail};
+
+use crate::search::{AlphaBeta, Limits};
+
+/// Arguments of `oware search`.
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("limit").required(true).args(["depth", "movetime", "nodes"])))]
+pub struct Args {
+    /// Position (FEN, as in RULES.md); default: the start. Give the position at the last
+    /// capture and the moves since with --moves, so repetition is seen.
+    #[arg(long)]
+    fen: Option<String>,
+    /// Moves to play first (`FfBe` or "F f B e").
+    #[arg(long)]
+    moves: Option<String>,
+    /// Rule set: abapa, awari, grand-slam-captures, ouril, traditional.
+    #[arg(long, default_value = "abapa")]
+    rules: String,
+    /// Search exactly this many plies (1 to 64; deterministic).
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Search for this many milliseconds.
+    #[arg(long)]
+    movetime: Option<u64>,
+    /// Search about this many nodes (deterministic).
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 64)]
+    tt_mb: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs the subcommand with its parsed arguments.
+pub fn run(a: Args) -> Result<()> {
+    let rules = super::parse_rules(&a.rules)?;
+    if let Some(d) = a.depth
+        && !(1..=crate::search::alphabeta::MAX_DEPTH).contains(&d)
+    {
+        bail!("--depth {d}: expected a depth from 1 to 64 plies");
+    }
+    if a.movetime == Some(0) {
+        bail!("--movetime 0: expected a positive number of milliseconds");
+    }
+    if a.nodes == Some(0) {
+        bail!("--nodes 0: expected a positive number of nodes");
+    }
+    if a.tt_mb == 0 || a.tt_mb > 65_536 {
+        bail!("--tt-mb {}: expected 1 to 65536 MiB", a.tt_mb);
+    }
+    let game = super::game_from(rules, a.fen.as_deref(), a.moves.as_deref())?;
+    let limits = Limits {
+        depth: a.depth,
+        nodes: a.nodes,
+        movetime: a.movetime.map(std::time::Duration::from_millis),
+    };
+    let r = AlphaBeta::new(rules, a.tt_mb).search(&game, &limits);
+    let best = r.best_letter().map(|c| c.to_string());
+    if a.json {
+        let v = serde_json::json!({
+            "best": best, "score": r.score_cp, "depth": r.depth, "nodes": r.nodes,
+            "nps": r.nps, "pv": r.pv,
+        });
+        super::out(&format!("{v}\n"))
+    } else {
+        let over = match game.outcome() {
+            Some(o) => format!(" (game over: {})", o.reason.name()),
+            None => String::new(),
+        };
+        super::out(&format!(
+            "best {}{over}\nscore {} cp (mover's view)\ndepth {}\nnodes {}\nnps {}\ntime {} ms\npv {}\n",
+            best.as_deref().unwrap_or("none"),
+            r.score_cp,
+            r.depth,
+            r.nodes,
+            r.nps,
+            r.elapsed.as_millis(),
+            r.pv
+        ))
+    }
+}

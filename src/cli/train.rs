@@ -1,0 +1,84 @@
+//! `oware train`: runs (or resumes) a training run from a config file.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+
+use crate::train::config::Config;
+use crate::train::run::{self, Display, RunDir};
+
+/// Arguments of `oware train`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Config file (TOML); see configs/ and the README for every key.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Run directory (default: experiments/<config file name>).
+    #[arg(long)]
+    run_dir: Option<PathBuf>,
+    /// Override a config key, e.g. --set train.batch_size=256 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Continue the run in --run-dir with its own saved config.
+    #[arg(long)]
+    resume: bool,
+    /// Log lines instead of a progress bar.
+    #[arg(long)]
+    no_progress: bool,
+    /// Print nothing but errors.
+    #[arg(long)]
+    quiet: bool,
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let run_dir = match (&a.run_dir, &a.config) {
+        (Some(d), _) => d.clone(),
+        (None, Some(c)) => {
+            let stem = c.file_stem().and_then(|s| s.to_str()).unwrap_or("run");
+            PathBuf::from("experiments").join(stem)
+        }
+        (None, None) => {
+            bail!("give --config FILE to start a run, or --resume --run-dir DIR to continue one")
+        }
+    };
+    let dir = RunDir {
+        root: run_dir.clone(),
+    };
+    let config = match &a.config {
+        Some(path) => Some(Config::load(path, &a.set)?),
+        None if a.resume => None,
+        None => bail!(
+            "give --config FILE (or --resume to continue {})",
+            run_dir.display()
+        ),
+    };
+    let mut config = run::effective_config(&dir, config)?;
+    if a.config.is_none() && !a.set.is_empty() {
+        // Resuming with overrides of the limits only (checked by effective_config).
+        let text = config.to_toml();
+        let c = Config::from_toml(&text, &a.set)?;
+        config = run::effective_config(&dir, Some(c))?;
+    }
+    let display = if a.quiet {
+        Display::Quiet
+    } else if a.no_progress {
+        Display::Lines
+    } else {
+        Display::Auto
+    };
+    let eval = super::eval_hook();
+    let state = run::train(config, &run_dir, display, eval.as_deref())?;
+    if !a.quiet {
+        eprintln!(
+            "done: {} iterations, {} games, {:.1} minutes; latest checkpoint {}",
+            state.iteration,
+            state.total_games,
+            state.wall_seconds / 60.0,
+            run_dir
+                .join("checkpoints")
+                .join(&state.checkpoint)
+                .display()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,493 @@
+//! The engine side of the protocol: reads commands, keeps the position, runs searches.
+
+use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use super::{EngineOption, EngineSearcher};
+use crate::game::{Game, Position, Preset, RuleSet, Side};
+use crate::search::{AlphaBeta, Limits, SearchResult};
+
+/// Search time for a `go` with no limit at all.
+const DEFAULT_MOVETIME: Duration = Duration::from_secs(1);
+/// Moves assumed left when `go wtime …` gives no `movestogo`.
+const DEFAULT_MOVES_TO_GO: u64 = 30;
+/// Kept in hand on the clock, for the transport.
+const CLOCK_MARGIN_MS: u64 = 50;
+
+/// The alpha-beta engine as an [`EngineSearcher`]. Option: `Hash` (table MiB).
+pub struct AlphaBetaSearcher {
+    search: AlphaBeta,
+    tt_mb: usize,
+}
+
+impl AlphaBetaSearcher {
+    /// An alpha-beta searcher with a table of `tt_mb` MiB.
+    pub fn new(rules: RuleSet, tt_mb: usize) -> AlphaBetaSearcher {
+        AlphaBetaSearcher {
+            search: AlphaBeta::new(rules, tt_mb),
+            tt_mb,
+        }
+    }
+}
+
+impl EngineSearcher for AlphaBetaSearcher {
+    fn name(&self) -> String {
+        format!("oware-zero alphabeta {}", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn options(&self) -> Vec<EngineOption> {
+        vec![EngineOption {
+            name: "Hash".into(),
+            spec: format!("type spin default {} min 1 max 65536", self.tt_mb),
+        }]
+    }
+
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        if !name.eq_ignore_ascii_case("hash") {
+            return Err(format!("unknown option '{name}'"));
+        }
+        match value.parse::<usize>() {
+            Ok(mb) if (1..=65_536).contains(&mb) => {
+                self.tt_mb = mb;
+                self.search.resize_table(mb);
+                Ok(())
+            }
+            _ => Err(format!(
+                "option Hash: '{value}' is not a size from 1 to 65536 MiB"
+            )),
+        }
+    }
+
+    fn new_game(&mut self) {
+        // Every search already starts from an empty table (deterministic); nothing to drop.
+    }
+
+    fn search(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        stop: &AtomicBool,
+        info: &mut dyn FnMut(&SearchResult),
+    ) -> SearchResult {
+        self.search.search_with(game, limits, Some(stop), info)
+    }
+}
+
+/// What `go` asked for, before the clock is turned into a time.
+#[derive(Debug, Default)]
+struct Go {
+    depth: Option<u32>,
+    nodes: Option<u64>,
+    movetime: Option<u64>,
+    clock: [Option<u64>; 2],
+    inc: [Option<u64>; 2],
+    movestogo: Option<u64>,
+    infinite: bool,
+}
+
+fn parse_go(words: &[&str]) -> Result<Go, String> {
+    let mut g = Go::default();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        if w == "infinite" {
+            g.infinite = true;
+            i += 1;
+            continue;
+        }
+        if w == "ponder" {
+            i += 1;
+            continue;
+        }
+        let Some(v) = words.get(i + 1) else {
+            return Err(format!("go: '{w}' needs a number after it"));
+        };
+        let num = v
+            .parse::<u64>()
+            .map_err(|_| format!("go: '{w} {v}': expected a non-negative integer"))?;
+        match w {
+            "depth" => {
+                if !(1..=crate::search::alphabeta::MAX_DEPTH as u64).contains(&num) {
+                    return Err(format!("go: depth {num}: expected 1 to 64"));
+                }
+                g.depth = Some(num as u32)
+            }
+            "nodes" => g.nodes = Some(num.max(1)),
+            "movetime" => g.movetime = Some(num.max(1)),
+            "wtime" => g.clock[0] = Some(num),
+            "btime" => g.clock[1] = Some(num),
+            "winc" => g.inc[0] = Some(num),
+            "binc" => g.inc[1] = Some(num),
+            "movestogo" => g.movestogo = Some(num.max(1)),
+            _ => return Err(format!("go: unknown word '{w}'")),
+        }
+        i += 2;
+    }
+    Ok(g)
+}
+
+impl Go {
+    /// The search limits for `side` to move.
+    fn limits(&self, side: Side) -> Limits {
+        let mut movetime = self.movetime;
+        if movetime.is_none()
+            && let Some(left) = self.clock[side.index()]
+        {
+            let inc = self.inc[side.index()].unwrap_or(0);
+            let share = left / self.movestogo.unwrap_or(DEFAULT_MOVES_TO_GO) + inc * 3 / 4;
+            let cap = left.saturating_sub(CLOCK_MARGIN_MS).max(1);
+            movetime = Some(share.clamp(1, cap));
+        }
+        let mut limits = Limits {
+            depth: self.depth,
+            nodes: self.nodes,
+            movetime: movetime.map(Duration::from_millis),
+        };
+        if !self.infinite && limits == Limits::default() {
+            limits.movetime = Some(DEFAULT_MOVETIME);
+        }
+        limits
+    }
+}
+
+type Out<W> = Arc<Mutex<W>>;
+
+fn say<W: Write>(out: &Out<W>, line: &str) {
+    // A closed output is the GUI's business; the loop ends when its input does.
+    if let Ok(mut w) = out.lock() {
+        let _ = writeln!(w, "{line}");
+        let _ = w.flush();
+    }
+}
+
+fn info_line(r: &SearchResult) -> String {
+    format!(
+        "info depth {} score cp {} pv {} nodes {} nps {} time {}",
+        r.depth,
+        r.score_cp,
+        r.pv,
+        r.nodes,
+        r.nps,
+        r.elapsed.as_millis()
+    )
+}
+
+/// A search running on its thread; joining gives the searcher back.
+struct Running<S> {
+    handle: JoinHandle<S>,
+    stop: Arc<AtomicBool>,
+    infinite: bool,
+}
+
+/// The loop's state between commands.
+struct Server<S, W: Write> {
+    searcher: Option<S>,
+    running: Option<Running<S>>,
+    rules: RuleSet,
+    game: Game,
+    debug: bool,
+    out: Out<W>,
+}
+
+/// Runs the protocol until `quit` or the end of `input`: commands from `input`, answers
+/// to `output` (flushed after every line). `rules` is the rule set until the GUI sets the
+/// `Rules` option. Returns an error only if `input` cannot be read.
+pub fn serve<S, R, W>(searcher: S, rules: RuleSet, input: R, output: W) -> io::Result<()>
+where
+    S: EngineSearcher,
+    R: BufRead,
+    W: Write + Send + 'static,
+{
+    let mut s = Server {
+        searcher: Some(searcher),
+        running: None,
+        rules,
+        game: Game::new(rules, Position::start()),
+        debug: false,
+        out: Arc::new(Mutex::new(output)),
+    };
+    for line in input.lines() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                s.error("a line is not valid UTF-8");
+                continue;
+            }
+            Err(e) => {
+                s.finish_search();
+                return Err(e);
+            }
+        };
+        if !s.command(line.trim()) {
+            s.finish_search();
+            return Ok(());
+        }
+    }
+    // The input ended without `quit` (`printf '…go depth 12\n' | oware engine`): a
+    // search with limits may finish and answer; an infinite one is stopped.
+    if let Some(r) = s.running.take_if(|r| !r.infinite)
+        && let Ok(searcher) = r.handle.join()
+    {
+        s.searcher = Some(searcher);
+    }
+    s.finish_search();
+    Ok(())
+}
+
+impl<S: EngineSearcher, W: Write + Send + 'static> Server<S, W> {
+    fn say(&self, line: &str) {
+        say(&self.out, line);
+    }
+
+    fn error(&self, msg: &str) {
+        self.say(&format!("info string error: {msg}"));
+    }
+
+    /// Stops a running search (it answers its `bestmove`) and takes the searcher back.
+    fn finish_search(&mut self) {
+        if let Some(r) = self.running.take() {
+            r.stop.store(true, Ordering::Relaxed);
+            match r.handle.join() {
+                Ok(searcher) => self.searcher = Some(searcher),
+                Err(_) => self.error("the search thread failed; the engine cannot search again"),
+            }
+        }
+    }
+
+    /// Handles one line; `false` means quit.
+    fn command(&mut self, line: &str) -> bool {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(&cmd) = words.first() else {
+            return true;
+        };
+        // A search stops before anything that could change what it works on.
+        if !matches!(cmd, "isready" | "debug") {
+            self.finish_search();
+        }
+        match cmd {
+            "uci" => self.uci(),
+            "isready" => self.say("readyok"),
+            "ucinewgame" => {
+                self.game = Game::new(self.rules, Position::start());
+                if let Some(s) = self.searcher.as_mut() {
+                    s.new_game();
+                }
+            }
+            "setoption" => self.setoption(&words[1..]),
+            "position" => match parse_position(self.rules, &words[1..]) {
+                Ok(g) => {
+                    self.game = g;
+                    if self.debug {
+                        self.say(&format!("info string position {}", self.game.position()));
+                    }
+                }
+                Err(e) => self.error(&format!("{e}; the position is unchanged")),
+            },
+            "go" => self.go(&words[1..]),
+            "stop" => {}
+            "quit" => return false,
+            "debug" => match words.get(1) {
+                Some(&"on") => self.debug = true,
+                Some(&"off") => self.debug = false,
+                _ => self.error("debug: expected 'on' or 'off'"),
+            },
+            other => self.error(&format!("unknown command '{other}'")),
+        }
+        true
+    }
+
+    fn uci(&self) {
+        let Some(s) = self.searcher.as_ref() else {
+            return self.error("the engine cannot search any more");
+        };
+        self.say(&format!("id name {}", s.name()));
+        self.say("id author the oware-zero authors");
+        let vars: String = Preset::ALL
+            .iter()
+            .map(|p| format!(" var {}", p.name()))
+            .collect();
+        self.say(&format!(
+            "option name Rules type combo default {}{vars}",
+            self.rules.name()
+        ));
+        for o in s.options() {
+            self.say(&format!("option name {} {}", o.name, o.spec));
+        }
+        self.say("uciok");
+    }
+
+    fn setoption(&mut self, words: &[&str]) {
+        // setoption name NAME [value VALUE]; names and values may hold spaces.
+        if words.first() != Some(&"name") {
+            return self.error("setoption: expected 'setoption name NAME value VALUE'");
+        }
+        let rest = &words[1..];
+        let at = rest.iter().position(|w| *w == "value");
+        let (name, value) = match at {
+            Some(i) => (rest[..i].join(" "), rest[i + 1..].join(" ")),
+            None => (rest.join(" "), String::new()),
+        };
+        if name.is_empty() {
+            return self.error("setoption: the option name is missing");
+        }
+        if name.eq_ignore_ascii_case("rules") {
+            match value.parse::<RuleSet>() {
+                Ok(r) => {
+                    self.rules = r;
+                    self.game = Game::new(r, Position::start());
+                }
+                Err(e) => self.error(&format!("setoption Rules: {e}")),
+            }
+            return;
+        }
+        let Some(s) = self.searcher.as_mut() else {
+            return self.error("the engine cannot search any more");
+        };
+        if !s
+            .options()
+            .iter()
+            .any(|o| o.name.eq_ignore_ascii_case(&name))
+        {
+            return self.say(&format!("info string unknown option '{name}' ignored"));
+        }
+        if let Err(e) = s.set_option(&name, &value) {
+            self.error(&format!("setoption: {e}"));
+        }
+    }
+
+    fn go(&mut self, words: &[&str]) {
+        let go = match parse_go(words) {
+            Ok(g) => g,
+            Err(e) => return self.error(&e),
+        };
+        if self.game.is_over() {
+            return self.say("bestmove 0000");
+        }
+        let Some(mut searcher) = self.searcher.take() else {
+            return self.error("the engine cannot search any more");
+        };
+        let limits = go.limits(self.game.position().side);
+        let infinite = go.infinite;
+        let stop = Arc::new(AtomicBool::new(false));
+        let game = self.game.clone();
+        let out = self.out.clone();
+        let flag = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let mut info = |r: &SearchResult| say(&out, &info_line(r));
+            let r = searcher.search(&game, &limits, &flag, &mut info);
+            if infinite {
+                // `go infinite` answers only after `stop`, whatever the search did.
+                while !flag.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+            let best = r
+                .best_letter()
+                .map_or_else(|| "0000".to_string(), |c| c.to_string());
+            say(&out, &format!("bestmove {best}"));
+            searcher
+        });
+        self.running = Some(Running {
+            handle,
+            stop,
+            infinite,
+        });
+    }
+}
+
+/// `position startpos|fen FEN [moves M…]` → a game, or what was wrong.
+fn parse_position(rules: RuleSet, words: &[&str]) -> Result<Game, String> {
+    let (start, rest) = match words.first() {
+        Some(&"startpos") => (Position::start(), &words[1..]),
+        Some(&"fen") => {
+            let fen = words
+                .get(1)
+                .ok_or("position fen: the position text is missing")?;
+            let p = fen
+                .parse::<Position>()
+                .map_err(|e| format!("position fen: {e}"))?;
+            (p, &words[2..])
+        }
+        _ => return Err("position: expected 'startpos' or 'fen FEN'".into()),
+    };
+    let mut game = Game::new(rules, start);
+    match rest.first() {
+        None => {}
+        Some(&"moves") => {
+            let text = rest[1..].join(" ");
+            game.play_text(&text)
+                .map_err(|e| format!("position: after {} moves: {e}", game.moves().len()))?;
+        }
+        Some(other) => return Err(format!("position: unexpected '{other}', expected 'moves'")),
+    }
+    Ok(game)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_words() {
+        let g = parse_go(&["wtime", "10000", "btime", "3000", "binc", "100"]).unwrap();
+        assert_eq!(
+            g.limits(Side::South).movetime,
+            Some(Duration::from_millis(333))
+        );
+        assert_eq!(
+            g.limits(Side::North).movetime,
+            Some(Duration::from_millis(175))
+        );
+        assert!(parse_go(&["depth"]).unwrap_err().contains("needs a number"));
+        assert!(parse_go(&["depth", "x"]).unwrap_err().contains("'depth x'"));
+        assert!(
+            parse_go(&["sideways", "1"])
+                .unwrap_err()
+                .contains("'sideways'")
+        );
+        let g = parse_go(&["infinite"]).unwrap();
+        assert_eq!(g.limits(Side::South), Limits::default());
+        let g = parse_go(&[]).unwrap();
+        assert_eq!(g.limits(Side::South).movetime, Some(DEFAULT_MOVETIME));
+    }
+
+    #[test]
+    fn positions() {
+        let r = RuleSet::abapa();
+        let g = parse_position(r, &["startpos", "moves", "FfBe"]).unwrap();
+        assert_eq!(g.move_text(), "FfBe");
+        let g = parse_position(r, &["startpos", "moves", "F", "f", "B"]).unwrap();
+        assert_eq!(g.move_text(), "FfB");
+        let e = parse_position(r, &["startpos", "moves", "FF"]).unwrap_err();
+        assert!(e.contains("after 1 moves"), "{e}");
+        let e = parse_position(r, &["fen", "1-2-3"]).unwrap_err();
+        assert!(e.contains("15 fields"), "{e}");
+        assert!(parse_position(r, &["sideways"]).is_err());
+    }
+
+    #[test]
+    fn a_session_in_memory() {
+        let input = "uci\nisready\nposition startpos moves FfQ\nposition fen 0-0-8-0-0-1-1-1-1-1-2-3-15-15-S\ngo depth 3\nisready\nquit\n";
+        let out = Arc::new(Mutex::new(Vec::<u8>::new()));
+        struct Shared(Arc<Mutex<Vec<u8>>>);
+        impl Write for Shared {
+            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+                self.0.lock().unwrap().write(b)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let s = AlphaBetaSearcher::new(RuleSet::abapa(), 1);
+        serve(s, RuleSet::abapa(), input.as_bytes(), Shared(out.clone())).unwrap();
+        let text = String::from_utf8(out.lock().unwrap().clone()).unwrap();
+        assert!(
+            text.contains("uciok\nreadyok\ninfo string error: "),
+            "{text}"
+        );
+        assert!(text.contains("bestmove C\n"), "{text}");
+    }
+}

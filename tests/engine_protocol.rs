@@ -1,0 +1,300 @@
+//! `oware engine` through the binary: a protocol session, a whole game against itself,
+//! and the client (`EngineProcess`) against it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use oware_zero::engine::client::{EngineError, EngineProcess};
+use oware_zero::game::{Game, Position, RuleSet, parse_move_letter};
+
+const BIN: &str = env!("CARGO_BIN_EXE_oware");
+const WAIT: Duration = Duration::from_secs(20);
+
+/// An engine process with its output as a channel of lines.
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start(args: &[&str]) -> Engine {
+        let mut child = Command::new(BIN)
+            .arg("engine")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(stdout).lines() {
+                if tx.send(l.unwrap()).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Lines up to and including the first that starts with `prefix`.
+    fn until(&mut self, prefix: &str) -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            let l = self
+                .lines
+                .recv_timeout(WAIT)
+                .unwrap_or_else(|e| panic!("no '{prefix}' ({e}); saw {seen:?}"));
+            let done = l.starts_with(prefix);
+            seen.push(l);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    fn bestmove(&mut self) -> String {
+        let lines = self.until("bestmove ");
+        lines.last().unwrap()["bestmove ".len()..]
+            .trim()
+            .to_string()
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "{status}");
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut err).unwrap();
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn a_protocol_session() {
+    let mut e = Engine::start(&["--tt-mb", "4"]);
+    e.send("uci");
+    let lines = e.until("uciok");
+    assert!(lines.iter().any(|l| l.starts_with("id name ")), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("option name Hash type spin")),
+        "{lines:?}"
+    );
+    e.send("isready");
+    assert_eq!(e.until("readyok"), ["readyok"]);
+
+    // RULES.md example 4: C captures five pits and wins.
+    e.send("position fen 0-0-8-0-0-1-1-1-1-1-2-3-15-15-S");
+    e.send("go depth 5");
+    let lines = e.until("bestmove");
+    assert_eq!(lines.last().unwrap(), "bestmove C");
+    let info = lines
+        .iter()
+        .find(|l| l.starts_with("info depth 1 "))
+        .unwrap();
+    assert!(info.contains(" score cp 9999 pv C nodes "), "{info}");
+    assert!(info.contains(" nps ") && info.contains(" time "), "{info}");
+
+    // A malformed line and an illegal move: errors, and the position is kept.
+    e.send("position sideways");
+    let l = e.until("info string error:");
+    assert!(l.last().unwrap().contains("startpos"), "{l:?}");
+    e.send("position fen 0-0-8-0-0-1-1-1-1-1-2-3-15-15-S moves A");
+    let l = e.until("info string error:");
+    assert!(l.last().unwrap().contains("move A"), "{l:?}");
+    e.send("frobnicate");
+    let l = e.until("info string error:");
+    assert!(l.last().unwrap().contains("'frobnicate'"), "{l:?}");
+    e.send("go depth x");
+    e.until("info string error:");
+    e.send("setoption name Hash value lots");
+    e.until("info string error:");
+    e.send("setoption name Colour value blue");
+    e.until("info string unknown option");
+    e.send("go depth 3");
+    assert_eq!(
+        e.bestmove(),
+        "C",
+        "the position before the bad lines is kept"
+    );
+
+    // Space-separated and concatenated moves; a finished game answers 0000.
+    e.send("position startpos moves F f B e");
+    e.send("go depth 4");
+    let m = e.bestmove();
+    let mut g = Game::new(RuleSet::abapa(), Position::start());
+    g.play_text("FfBe").unwrap();
+    g.play_letter(m.chars().next().unwrap()).unwrap();
+    e.send("position fen 0-0-8-0-0-1-1-1-1-1-2-3-15-15-S moves C");
+    e.send("go depth 3");
+    assert_eq!(e.bestmove(), "0000");
+
+    // stop interrupts an infinite search, which answers only then.
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(200));
+    e.send("isready");
+    e.until("readyok");
+    e.send("stop");
+    let m = e.bestmove();
+    assert!(["A", "B", "C", "D", "E", "F"].contains(&m.as_str()), "{m}");
+
+    // Time controls.
+    e.send("position startpos moves F");
+    e.send("go wtime 1000 btime 1000 winc 10 binc 10");
+    let m = e.bestmove();
+    assert!(
+        parse_move_letter(m.chars().next().unwrap()).is_some(),
+        "{m}"
+    );
+    e.send("debug on");
+    e.send("setoption name Rules value awari");
+    e.send("position startpos");
+    e.until("info string position 4-4-4-4-4-4-4-4-4-4-4-4-0-0-S");
+    e.quit();
+}
+
+#[test]
+fn the_engine_plays_a_whole_game_against_itself() {
+    // Two processes, one per side; every move is checked by `Game`.
+    let mut engines = [
+        Engine::start(&["--tt-mb", "2"]),
+        Engine::start(&["--tt-mb", "2"]),
+    ];
+    for e in &mut engines {
+        e.send("uci");
+        e.until("uciok");
+        e.send("ucinewgame");
+        e.send("isready");
+        e.until("readyok");
+    }
+    let mut g = Game::new(RuleSet::abapa(), Position::start());
+    while !g.is_over() {
+        assert!(g.moves().len() < 2000, "the game does not end");
+        let e = &mut engines[g.position().side.index()];
+        let moves = g.move_text();
+        e.send(&format!("position startpos moves {moves}"));
+        e.send("go depth 4");
+        let m = e.bestmove();
+        let mut c = m.chars();
+        let (Some(letter), None) = (c.next(), c.next()) else {
+            panic!("bestmove '{m}' in {}", g.position())
+        };
+        g.play_letter(letter)
+            .unwrap_or_else(|err| panic!("{err} after {moves}"));
+    }
+    // Both now see the game over.
+    for e in &mut engines {
+        e.send(&format!("position startpos moves {}", g.move_text()));
+        e.send("go depth 2");
+        assert_eq!(e.bestmove(), "0000");
+    }
+    let [a, b] = engines;
+    a.quit();
+    b.quit();
+}
+
+#[test]
+fn the_client_drives_oware_engine() {
+    let cmd = format!("'{BIN}' engine --tt-mb 2");
+    let mut e = EngineProcess::start(&cmd, WAIT).unwrap();
+    assert!(e.name().contains("oware-zero"), "{}", e.name());
+    assert!(e.options().iter().any(|o| o.name == "Rules"));
+    e.set_option("Rules", "abapa").unwrap();
+    e.new_game().unwrap();
+    let mut g = Game::new(RuleSet::abapa(), Position::start());
+    for _ in 0..12 {
+        if g.is_over() {
+            break;
+        }
+        let a = e.best_move(&g, "depth 3", WAIT).unwrap().unwrap();
+        g.play(a as usize).unwrap();
+    }
+    assert!(g.moves().len() >= 2);
+    let over = Game::new(
+        RuleSet::abapa(),
+        "0-0-0-1-1-2-0-0-0-0-0-3-26-15-N".parse().unwrap(),
+    );
+    assert_eq!(e.best_move(&over, "depth 3", WAIT).unwrap(), None);
+    assert!(matches!(
+        e.set_option("Colour", "blue"),
+        Err(EngineError::NoSuchOption { .. })
+    ));
+    e.quit();
+}
+
+#[test]
+fn the_client_reports_broken_engines() {
+    let t = Duration::from_millis(1500);
+    // Not an engine at all: exits at once.
+    let err = EngineProcess::start("true", t).err().unwrap();
+    assert!(matches!(err, EngineError::Exited { .. }), "{err}");
+    // Never answers.
+    let err = EngineProcess::start("sleep 30", t).err().unwrap();
+    assert!(matches!(err, EngineError::Timeout { .. }), "{err}");
+    assert!(err.to_string().contains("uciok"), "{err}");
+    // Cannot be found (the shell reports it and exits).
+    let err = EngineProcess::start("/no/such/engine-here", t)
+        .err()
+        .unwrap();
+    assert!(matches!(err, EngineError::Exited { .. }), "{err}");
+    // Handshakes, then answers an illegal move.
+    let script = "while read l; do case $l in uci) echo uciok;; isready) echo readyok;; go*) echo bestmove a;; esac; done";
+    let mut e = EngineProcess::start(script, t).unwrap();
+    let g = Game::new(RuleSet::abapa(), Position::start());
+    let err = e.best_move(&g, "depth 1", t).unwrap_err();
+    assert!(matches!(err, EngineError::IllegalMove { .. }), "{err}");
+    assert!(err.to_string().contains("legal: ABCDEF"), "{err}");
+    // Handshakes, then crashes when asked to search.
+    let script = "while read l; do case $l in uci) echo uciok;; isready) echo readyok;; go*) exit 3;; esac; done";
+    let mut e = EngineProcess::start(script, t).unwrap();
+    let err = e.best_move(&g, "depth 1", t).unwrap_err();
+    assert!(
+        matches!(err, EngineError::Exited { .. } | EngineError::Send { .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn end_of_input_lets_a_limited_search_finish() {
+    let mut child = Command::new(BIN)
+        .args(["engine", "--tt-mb", "2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"position startpos moves Ff\ngo depth 9\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    assert!(text.contains("info depth 9 "), "{text}");
+    assert!(
+        text.trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("bestmove "),
+        "{text}"
+    );
+}

@@ -1,0 +1,143 @@
+//! `oware infer` and `oware bench net` through the command line.
+
+use std::path::Path;
+use std::process::Command;
+
+use burn::tensor::Device;
+use oware_zero::game::{Position, RuleSet};
+use oware_zero::net::checkpoint::{Manifest, checkpoint_name, checkpoints_dir, save, write_latest};
+use oware_zero::net::{InferencePath, ModelConfig, NetEvaluator};
+
+fn oware(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_oware"))
+        .args(args)
+        .output()
+        .expect("running oware");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A run directory with one checkpoint, `iter-0003`, named as the latest.
+fn run_dir(root: &Path) -> (ModelConfig, oware_zero::net::PolicyValueNet) {
+    let cfg = ModelConfig {
+        width: 32,
+        ..ModelConfig::default()
+    };
+    let device = Device::flex();
+    device.seed(3);
+    let model = cfg.init(&device);
+    let dir = checkpoints_dir(root).join(checkpoint_name(3));
+    save(
+        &dir,
+        &Manifest::new(&cfg, RuleSet::abapa(), 3, None),
+        &model,
+        None,
+    )
+    .unwrap();
+    write_latest(root, &checkpoint_name(3)).unwrap();
+    (cfg, model)
+}
+
+#[test]
+fn infer_answers_for_a_run_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (cfg, model) = run_dir(tmp.path());
+    // South to move; pits A and B empty, so only C..F are legal.
+    let fen = "0-0-4-4-4-4-4-4-4-4-4-4-4-4-S";
+    let run = tmp.path().to_str().unwrap();
+    let (code, out, err) = oware(&["infer", "--model", run, "--fen", fen, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+
+    let input: Vec<f32> = serde_json::from_value(v["input"].clone()).unwrap();
+    assert_eq!(input.len(), 354);
+    assert_eq!(input[0], 0.0);
+    assert_eq!(input[2], 4.0 / 48.0);
+    assert_eq!(input[12], 4.0 / 48.0);
+    // Pit A's one-hot block: bin 0 set.
+    assert_eq!(input[14], 1.0);
+
+    let logits: Vec<f32> = serde_json::from_value(v["policy_logits"].clone()).unwrap();
+    let wdl: Vec<f32> = serde_json::from_value(v["wdl"].clone()).unwrap();
+    let priors: Vec<f32> = serde_json::from_value(v["priors"].clone()).unwrap();
+    let value = v["value"].as_f64().unwrap() as f32;
+    let store = v["store_diff"].as_f64().unwrap() as f32;
+    assert_eq!(logits.len(), 6);
+    assert!((wdl.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    assert!((value - (wdl[0] - wdl[2])).abs() < 1e-6);
+    assert_eq!(&priors[..2], &[0.0, 0.0]);
+    assert!((priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    assert!((-1.0..=1.0).contains(&store));
+    assert_eq!(v["legal_moves"], "CDEF");
+
+    // The same numbers as burn's own forward pass on the model that was saved.
+    let p: Position = fen.parse().unwrap();
+    let mut e = NetEvaluator::new(&model, &cfg)
+        .unwrap()
+        .with_path(InferencePath::Burn);
+    let raw = e.forward_positions(&[p]).unwrap();
+    for (a, b) in raw[..6].iter().zip(&logits) {
+        assert!((a - b).abs() < 1e-5, "{raw:?} vs {logits:?}");
+    }
+    assert!((raw[9] - store).abs() < 1e-5);
+
+    // Text output names the checkpoint the run directory resolved to.
+    let (code, out, _) = oware(&["infer", "--model", run, "--fen", fen]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("iter-0003") && out.contains("(illegal)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn infer_rejects_bad_model_paths_with_a_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("nope");
+    let (code, _, err) = oware(&["infer", "--model", missing.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("does not exist"), "{err}");
+    let (code, _, err) = oware(&["infer", "--model", tmp.path().to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("neither a checkpoint directory"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+
+    run_dir(tmp.path());
+    let weights = checkpoints_dir(tmp.path()).join("iter-0003/model.bpk");
+    std::fs::write(&weights, b"garbage").unwrap();
+    let (code, _, err) = oware(&["infer", "--model", tmp.path().to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("model.bpk") && err.contains("truncated"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bench_net_reports_every_batch_size() {
+    let (code, out, err) = oware(&[
+        "bench",
+        "net",
+        "--json",
+        "--seconds",
+        "0.05",
+        "--no-train",
+        "--width",
+        "32",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for b in ["1", "64", "512", "4096"] {
+        assert!(v["evals_per_second"][b].as_f64().unwrap() > 0.0, "{out}");
+        assert!(
+            v["paths"]["burn-1"]["evals_per_second"][b]
+                .as_f64()
+                .unwrap()
+                > 0.0
+        );
+    }
+    assert!(v["per_call_overhead_us"].is_number());
+}

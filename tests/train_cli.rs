@@ -1,0 +1,310 @@
+//! `oware train` through the binary: a tiny run, kill -9 and resume, an extra self-play
+//! worker, determinism, and config errors.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const OWARE: &str = env!("CARGO_BIN_EXE_oware");
+
+/// A run small enough to do an iteration in well under a second.
+const TINY: &str = r#"
+seed = 3
+threads = 2
+[model]
+encoding = "onehot"
+width = 16
+blocks = 1
+[search]
+algorithm = "gumbel"
+simulations = 8
+cheap_simulations = 4
+[selfplay]
+games_per_iteration = 8
+games_in_flight = 8
+opening_plies = 4
+[train]
+iterations = 4
+time_limit_minutes = 0
+batch_size = 32
+max_steps_per_iteration = 10
+keep_checkpoints = 3
+[train.window]
+min = 500
+max = 5000
+exponent = 0.65
+[eval]
+every = 0
+"#;
+
+fn write_config(dir: &Path, text: &str) -> std::path::PathBuf {
+    let p = dir.join("tiny.toml");
+    fs::write(&p, text).unwrap();
+    p
+}
+
+fn train(config: &Path, run: &Path, extra: &[&str]) -> std::process::Output {
+    Command::new(OWARE)
+        .args(["train", "--quiet", "--config"])
+        .arg(config)
+        .arg("--run-dir")
+        .arg(run)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn state(run: &Path) -> serde_json::Value {
+    serde_json::from_str(&fs::read_to_string(run.join("state.json")).unwrap()).unwrap()
+}
+
+fn no_temp_files(dir: &Path) {
+    for e in fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().into_string().unwrap();
+        assert!(
+            !name.contains(".tmp"),
+            "temporary file left: {}",
+            e.path().display()
+        );
+        if e.path().is_dir() {
+            no_temp_files(&e.path());
+        }
+    }
+}
+
+#[test]
+fn tiny_run_writes_everything() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = write_config(d.path(), TINY);
+    let run = d.path().join("run");
+    let out = train(&cfg, &run, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = state(&run);
+    assert_eq!(s["iteration"], 4);
+    assert_eq!(s["checkpoint"], "iter-0004");
+    assert_eq!(
+        fs::read_to_string(run.join("checkpoints/latest"))
+            .unwrap()
+            .trim(),
+        "iter-0004"
+    );
+    // keep_checkpoints = 3.
+    let mut kept: Vec<String> = fs::read_dir(run.join("checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("iter-"))
+        .collect();
+    kept.sort();
+    assert_eq!(kept, ["iter-0002", "iter-0003", "iter-0004"]);
+    let metrics = fs::read_to_string(run.join("metrics.csv")).unwrap();
+    assert_eq!(metrics.lines().count(), 5, "{metrics}");
+    assert!(run.join("learning-curves.png").exists());
+    assert!(run.join("config.toml").exists());
+    // The recorded games replay.
+    let games = fs::read_to_string(run.join("games/iter-0001.txt")).unwrap();
+    assert_eq!(games.lines().count(), 8);
+    let mut replay = Command::new(OWARE)
+        .arg("replay")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    replay
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(games.as_bytes())
+        .unwrap();
+    let out = replay.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("\"error\""));
+    assert_eq!(text.matches("\"over\":true").count(), 8);
+    no_temp_files(&run);
+    // The run's latest checkpoint answers `oware infer`.
+    let out = Command::new(OWARE)
+        .args(["infer", "--json", "--model"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn same_seed_same_games() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = write_config(d.path(), &TINY.replace("iterations = 4", "iterations = 2"));
+    let (a, b) = (d.path().join("a"), d.path().join("b"));
+    assert!(train(&cfg, &a, &[]).status.success());
+    assert!(train(&cfg, &b, &[]).status.success());
+    for f in [
+        "games/iter-0001.txt",
+        "games/iter-0002.txt",
+        "samples/main-iter-0002.bin",
+    ] {
+        assert_eq!(
+            fs::read(a.join(f)).unwrap(),
+            fs::read(b.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    let c = d.path().join("c");
+    assert!(train(&cfg, &c, &["--set", "seed=4"]).status.success());
+    assert_ne!(
+        fs::read(a.join("games/iter-0001.txt")).unwrap(),
+        fs::read(c.join("games/iter-0001.txt")).unwrap()
+    );
+}
+
+#[test]
+fn killed_run_resumes_without_damage() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = write_config(
+        d.path(),
+        &TINY
+            .replace("iterations = 4", "iterations = 0")
+            .replace("time_limit_minutes = 0", "time_limit_minutes = 5"),
+    );
+    let run = d.path().join("run");
+    let mut child = Command::new(OWARE)
+        .args(["train", "--quiet", "--config"])
+        .arg(&cfg)
+        .arg("--run-dir")
+        .arg(&run)
+        .spawn()
+        .unwrap();
+    // Kill it at some moment after two iterations were committed (mid-iteration).
+    let t0 = Instant::now();
+    loop {
+        if run.join("state.json").exists() && state(&run)["iteration"].as_u64().unwrap_or(0) >= 2 {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "training made no progress"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(150));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let killed_at = state(&run)["iteration"].as_u64().unwrap();
+    // Resume with the same command, now bounded by iterations.
+    let out = train(
+        &cfg,
+        &run,
+        &["--set", &format!("train.iterations={}", killed_at + 2)],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = state(&run);
+    assert_eq!(s["iteration"].as_u64().unwrap(), killed_at + 2);
+    // One metrics row per iteration, in order, none lost or doubled.
+    let rows: Vec<u64> = fs::read_to_string(run.join("metrics.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(rows, (1..=killed_at + 2).collect::<Vec<_>>());
+    no_temp_files(&run);
+    // Every kept checkpoint loads.
+    for e in fs::read_dir(run.join("checkpoints")).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            let out = Command::new(OWARE)
+                .arg("infer")
+                .arg("--model")
+                .arg(&p)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}: {}",
+                p.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+#[test]
+fn extra_selfplay_worker_feeds_the_trainer() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = write_config(d.path(), &TINY.replace("iterations = 4", "iterations = 1"));
+    let run = d.path().join("run");
+    assert!(train(&cfg, &run, &[]).status.success());
+    // A worker plays one batch with the run's newest network.
+    let out = Command::new(OWARE)
+        .args(["selfplay", "--batches", "1", "--worker", "w1", "--run-dir"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(run.join("samples/worker-w1-00001.bin").exists());
+    // The trainer's next iteration takes the worker's chunk into its window.
+    let out = train(&cfg, &run, &["--set", "train.iterations=2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = state(&run);
+    let consumed: Vec<&str> = s["consumed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(consumed.contains(&"worker-w1-00001.bin"), "{consumed:?}");
+    let window: Vec<&str> = s["window"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(window.contains(&"worker-w1-00001.bin"), "{window:?}");
+}
+
+#[test]
+fn bad_configs_are_named() {
+    let d = tempfile::tempdir().unwrap();
+    let run = d.path().join("run");
+    for (text, needle) in [
+        ("[train]\nbatch_sise = 3\n", "batch_sise"),
+        ("[search]\nc_puct = -1\n", "c_puct"),
+        ("[game]\nrules = \"oops\"\n", "oops"),
+        ("seed = \"x\"\n", "seed"),
+    ] {
+        let cfg = write_config(d.path(), text);
+        let out = train(&cfg, &run, &[]);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{text}: {err}");
+        assert!(err.contains("tiny.toml"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let out = train(&d.path().join("missing.toml"), &run, &[]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.toml"));
+    let out = train(&write_config(d.path(), TINY), &run, &["--set", "nokey"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("key=value"));
+}
