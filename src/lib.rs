@@ -1,7 +1,7 @@
 //! oware-zero: a self-play reinforcement-learning trainer for Oware.
 //!
 //! Modules in dependency order (each uses only those above it), as `src/README.md` says:
-//! `rng` → `game` → `env` → `search` → `net` → `engine` → `selfplay` → `train` → `cli`.
+//! `rng` → `game` → `env` → `search` → `net` → `engine` → `export` → `selfplay` → `train` → `cli`.
 
 // Per-action code indexes several parallel [_; 6] arrays by action; index loops read
 // clearer there than zipped iterators.
@@ -18,6 +18,8 @@ pub mod search;
 pub mod net;
 
 pub mod engine;
+
+pub mod export;
 
 pub mod selfplay;
 

@@ -9,6 +9,7 @@ use crate::game::{Game, Position, RuleSet};
 
 mod bench;
 mod engine;
+mod export;
 mod infer;
 mod perft;
 mod plot;
@@ -47,6 +48,8 @@ enum Command {
     Search(search::Args),
     /// Speak the engine text protocol (shared/ENGINE-PROTOCOL.md) on stdin/stdout.
     Engine(engine::Args),
+    /// Export a checkpoint as ONNX or safetensors, with a JSON manifest (FILE.json).
+    Export(export::Args),
     /// Measure the speed of a hot path.
     #[command(subcommand)]
     Bench(bench::Bench),
@@ -73,6 +76,7 @@ pub fn main() -> i32 {
         Command::Infer(a) => infer::run(a),
         Command::Search(a) => search::run(a),
         Command::Engine(a) => engine::run(a),
+        Command::Export(a) => export::run(a),
         Command::Bench(b) => bench::run(b),
     };
     match result {
