@@ -7,8 +7,10 @@
 //! answered with `info string error: …` and changes nothing.
 
 pub mod client;
+pub mod mcts;
 mod server;
 
+pub use mcts::MctsSearcher;
 pub use server::{AlphaBetaSearcher, serve};
 
 use std::sync::atomic::AtomicBool;
