@@ -7,11 +7,13 @@ use clap::{Parser, Subcommand};
 
 use crate::game::{Game, Position, RuleSet};
 
+mod analyze;
 mod bench;
 mod engine;
 mod export;
 mod infer;
 mod perft;
+mod play;
 mod plot;
 mod replay;
 mod search;
@@ -48,6 +50,10 @@ enum Command {
     Search(search::Args),
     /// Speak the engine text protocol (shared/ENGINE-PROTOCOL.md) on stdin/stdout.
     Engine(engine::Args),
+    /// Play a game against the network in the terminal (moves by letter, undo, hint).
+    Play(play::Args),
+    /// Review a game move by move: best move, values before and after, grade.
+    Analyze(analyze::Args),
     /// Export a checkpoint as ONNX or safetensors, with a JSON manifest (FILE.json).
     Export(export::Args),
     /// Measure the speed of a hot path.
@@ -77,6 +83,8 @@ pub fn main() -> i32 {
         Command::Search(a) => search::run(a),
         Command::Engine(a) => engine::run(a),
         Command::Export(a) => export::run(a),
+        Command::Analyze(a) => analyze::run(a),
+        Command::Play(a) => play::run(a),
         Command::Bench(b) => bench::run(b),
     };
     match result {

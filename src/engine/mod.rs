@@ -6,6 +6,7 @@
 //! `isready` and `quit` are answered while a search runs. Malformed or illegal input is
 //! answered with `info string error: …` and changes nothing.
 
+pub mod analysis;
 pub mod client;
 pub mod mcts;
 mod server;
