@@ -8,7 +8,7 @@ use std::process::Command;
 
 use burn::tensor::Device;
 use oware_zero::env::encoding::Encoding;
-use oware_zero::export::onnx::{INPUT, OUTPUTS, signature};
+use oware_zero::export::onnx::{INPUT, MANIFEST_KEY, OUTPUTS, signature};
 use oware_zero::export::safetensors::decode;
 use oware_zero::game::{Game, Position, RuleSet};
 use oware_zero::net::checkpoint::{Manifest, save};
@@ -120,10 +120,10 @@ fn check_onnx(cfg: ModelConfig, seed: u64) -> f32 {
     assert_eq!(code, 0, "{err}");
     assert!(stdout.contains("net.onnx.json"), "{stdout}");
     let bytes = std::fs::read(&out).unwrap();
-    let (inputs, outputs, opset) = signature(&bytes).unwrap();
-    assert_eq!(inputs, vec![INPUT.to_string()]);
-    assert_eq!(outputs, OUTPUTS.map(String::from).to_vec());
-    assert!(opset >= 13, "opset {opset}");
+    let sig = signature(&bytes).unwrap();
+    assert_eq!(sig.inputs, vec![INPUT.to_string()]);
+    assert_eq!(sig.outputs, OUTPUTS.map(String::from).to_vec());
+    assert!(sig.opset >= 13, "opset {}", sig.opset);
 
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(tmp.path().join("net.onnx.json")).unwrap())
@@ -135,6 +135,13 @@ fn check_onnx(cfg: ModelConfig, seed: u64) -> f32 {
     assert_eq!(manifest["step"], 42);
     assert_eq!(manifest["rules"], "abapa");
     assert_eq!(manifest["io"]["outputs"][1]["name"], "wdl_logits");
+    // The same manifest rides inside the ONNX file.
+    let (key, inner) = &sig.metadata[0];
+    assert_eq!(key, MANIFEST_KEY);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(inner).unwrap(),
+        manifest
+    );
 
     let dim = enc.dim();
     let pos = game_positions(1000, seed);

@@ -77,13 +77,16 @@ pub fn manifest_path(file: &Path) -> PathBuf {
 pub fn export(model: &Path, format: Format, out: &Path) -> Result<Exported, NetError> {
     let dir = resolve_model_path(model)?;
     let ck = Checkpoint::load(&dir, &DeviceKind::Cpu.device()?)?;
-    let bytes = match format {
-        Format::Onnx => onnx::to_onnx(&ck.model, ck.manifest.model.input_dim())?,
-        Format::Safetensors => safetensors::to_safetensors(&ck.model, &ck.manifest)?,
-    };
     let manifest = manifest_json(&ck, &dir, format);
     let text = serde_json::to_string_pretty(&manifest)
         .map_err(|e| NetError::Config(format!("serialising the manifest: {e}")))?;
+    let bytes = match format {
+        Format::Onnx => {
+            let meta = [(onnx::MANIFEST_KEY, manifest.to_string())];
+            onnx::to_onnx(&ck.model, ck.manifest.model.input_dim(), &meta)?
+        }
+        Format::Safetensors => safetensors::to_safetensors(&ck.model, &ck.manifest)?,
+    };
     let mpath = manifest_path(out);
     write_atomic(out, &bytes)?;
     write_atomic(&mpath, format!("{text}\n").as_bytes())?;

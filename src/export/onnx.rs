@@ -33,9 +33,17 @@ pub const OPSET: i64 = 18;
 /// The symbolic name of the batch axis.
 pub const BATCH_AXIS: &str = "batch";
 
-/// Exports `model` (input width `dim`) as ONNX bytes with a dynamic batch axis and the
-/// names of [`INPUT`] and [`OUTPUTS`].
-pub fn to_onnx(model: &PolicyValueNet, dim: usize) -> Result<Vec<u8>, NetError> {
+/// The model-level metadata key holding the export manifest (JSON), so the `.onnx`
+/// file describes itself even without `FILE.json` beside it.
+pub const MANIFEST_KEY: &str = "oware_zero_manifest";
+
+/// Exports `model` (input width `dim`) as ONNX bytes with a dynamic batch axis, the names
+/// of [`INPUT`] and [`OUTPUTS`], and `metadata` as the model's metadata properties.
+pub fn to_onnx(
+    model: &PolicyValueNet,
+    dim: usize,
+    metadata: &[(&str, String)],
+) -> Result<Vec<u8>, NetError> {
     let device = Device::flex();
     // Two traces of different batch sizes let the exporter tell the batch axis apart
     // from the constant feature axis.
@@ -49,7 +57,7 @@ pub fn to_onnx(model: &PolicyValueNet, dim: usize) -> Result<Vec<u8>, NetError> 
         OnnxExporter::new().export_dynamic(model, sample, validation, &specs, export_forward)
     })?
     .map_err(|e| NetError::Model(format!("ONNX export: {e}")))?;
-    rename_boundaries(onnx.as_bytes())
+    rename_boundaries(onnx.as_bytes(), metadata)
 }
 
 /// LayerNorm over the last axis from elementary operations, as burn computes it: the
@@ -101,8 +109,8 @@ pub fn export_forward(m: &PolicyValueNet, x: Tensor<2>) -> (Tensor<2>, Tensor<2>
 }
 
 /// Renames the graph's single input to [`INPUT`] and its three outputs to [`OUTPUTS`],
-/// in every node that reads or writes them, and checks the opset.
-pub fn rename_boundaries(bytes: &[u8]) -> Result<Vec<u8>, NetError> {
+/// in every node that reads or writes them, checks the opset, and adds `metadata`.
+pub fn rename_boundaries(bytes: &[u8], metadata: &[(&str, String)]) -> Result<Vec<u8>, NetError> {
     let bad = |m: String| NetError::Model(format!("ONNX export: {m}"));
     let mut model =
         ModelProto::parse_from_bytes(bytes).map_err(|e| bad(format!("unreadable model: {e}")))?;
@@ -170,13 +178,34 @@ pub fn rename_boundaries(bytes: &[u8]) -> Result<Vec<u8>, NetError> {
     graph.name = "oware_policy_value".into();
     model.producer_name = "oware-zero (burn-onnx)".into();
     model.producer_version = env!("CARGO_PKG_VERSION").into();
+    for (k, v) in metadata {
+        // The entry type is private to onnx-ir; a default one is pushed, then filled.
+        model.metadata_props.push(Default::default());
+        if let Some(e) = model.metadata_props.last_mut() {
+            e.key = k.to_string();
+            e.value = v.clone();
+        }
+    }
     model
         .write_to_bytes()
         .map_err(|e| bad(format!("re-encoding the model: {e}")))
 }
 
-/// The names of a model's inputs and outputs and its default-domain opset (for checks).
-pub fn signature(bytes: &[u8]) -> Result<(Vec<String>, Vec<String>, i64), NetError> {
+/// What [`signature`] reads from an ONNX file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Signature {
+    /// Input names.
+    pub inputs: Vec<String>,
+    /// Output names.
+    pub outputs: Vec<String>,
+    /// The default domain's opset.
+    pub opset: i64,
+    /// The model's metadata properties (key, value).
+    pub metadata: Vec<(String, String)>,
+}
+
+/// The names of a model's inputs and outputs, its default-domain opset and metadata.
+pub fn signature(bytes: &[u8]) -> Result<Signature, NetError> {
     let model = ModelProto::parse_from_bytes(bytes)
         .map_err(|e| NetError::Model(format!("unreadable ONNX model: {e}")))?;
     let opset = model
@@ -187,9 +216,14 @@ pub fn signature(bytes: &[u8]) -> Result<(Vec<String>, Vec<String>, i64), NetErr
         .max()
         .unwrap_or(0);
     let g = model.graph.get_or_default();
-    Ok((
-        g.input.iter().map(|v| v.name.clone()).collect(),
-        g.output.iter().map(|v| v.name.clone()).collect(),
+    Ok(Signature {
+        inputs: g.input.iter().map(|v| v.name.clone()).collect(),
+        outputs: g.output.iter().map(|v| v.name.clone()).collect(),
         opset,
-    ))
+        metadata: model
+            .metadata_props
+            .iter()
+            .map(|e| (e.key.clone(), e.value.clone()))
+            .collect(),
+    })
 }
