@@ -19,6 +19,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
+use crate::engine::mcts::line_letters;
 use crate::game::{Game, RuleSet, Side, diagram, mask_letters, move_letter};
 use crate::net::{DeviceKind, NetEvaluator};
 use crate::search::Evaluator;
@@ -105,17 +106,10 @@ impl Session {
         self.search.run(self.evaluator.as_mut());
         let r = self.search.result(0);
         let action = self.search.choose(0, temperature);
-        let mut s = self.game.position().side;
-        let pv = self
-            .search
-            .principal_variation(0, 6)
-            .into_iter()
-            .map(|a| {
-                let c = move_letter(s, a);
-                s = s.opponent();
-                c
-            })
-            .collect();
+        let pv = line_letters(
+            self.game.position().side,
+            self.search.principal_variation(0, 6),
+        );
         (action, r.value, pv)
     }
 

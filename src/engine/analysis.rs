@@ -26,6 +26,7 @@
 
 use serde::Serialize;
 
+use super::mcts::line_letters;
 use crate::game::{Game, Side, move_letter};
 use crate::search::alphabeta::AlphaBeta;
 use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
@@ -163,17 +164,7 @@ pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) ->
         search.begin(0, cfg.simulations.max(1), false);
         search.run(evaluator);
         let r = search.result(0);
-        let side = g.position().side;
-        let mut s = side;
-        let pv = search
-            .principal_variation(0, 8)
-            .into_iter()
-            .map(|a| {
-                let c = move_letter(s, a);
-                s = s.opponent();
-                c
-            })
-            .collect();
+        let pv = line_letters(g.position().side, search.principal_variation(0, 8));
         let proof = (cfg.exact_depth > 0)
             .then(|| {
                 let limits = Limits {

@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{EngineOption, EngineSearcher};
-use crate::game::{Game, RuleSet, move_letter};
+use crate::game::{Game, RuleSet, Side, move_letter};
 use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
 use crate::search::{Evaluator, Limits, SearchResult};
 
@@ -60,6 +60,19 @@ pub struct MctsSearcher {
     /// Cap on time per move.
     max_time: Option<Duration>,
     seed: u64,
+}
+
+/// The letters of a line of `actions` played alternately from `side`'s move (`CfA`).
+pub fn line_letters(side: Side, actions: impl IntoIterator<Item = usize>) -> String {
+    let mut s = side;
+    actions
+        .into_iter()
+        .map(|a| {
+            let c = move_letter(s, a);
+            s = s.opponent();
+            c
+        })
+        .collect()
 }
 
 impl MctsSearcher {
@@ -137,12 +150,7 @@ impl MctsSearcher {
             .into_iter()
             .map(|a| a as u8)
             .collect();
-        let mut s = side;
-        let mut pv = String::new();
-        for &a in &pv_moves {
-            pv.push(move_letter(s, a as usize));
-            s = s.opponent();
-        }
+        let pv = line_letters(side, pv_moves.iter().map(|&a| a as usize));
         let elapsed = started.elapsed();
         let legal = game.legal_moves();
         // Before any simulation (a search stopped at once) the tree's choice may be

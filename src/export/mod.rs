@@ -171,7 +171,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), NetError> {
     });
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
-        return Err(io(&tmp)(e));
+        return Err(io(path)(e));
     }
     fs::rename(&tmp, path).map_err(|e| {
         let _ = fs::remove_file(&tmp);

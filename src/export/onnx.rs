@@ -114,13 +114,7 @@ pub fn rename_boundaries(bytes: &[u8], metadata: &[(&str, String)]) -> Result<Ve
     let bad = |m: String| NetError::Model(format!("ONNX export: {m}"));
     let mut model =
         ModelProto::parse_from_bytes(bytes).map_err(|e| bad(format!("unreadable model: {e}")))?;
-    let opset = model
-        .opset_import
-        .iter()
-        .filter(|o| o.domain.is_empty() || o.domain == "ai.onnx")
-        .map(|o| o.version)
-        .max()
-        .unwrap_or(0);
+    let opset = default_opset(&model);
     if opset < MIN_OPSET {
         return Err(bad(format!(
             "the model declares opset {opset}; at least {MIN_OPSET} is needed"
@@ -191,6 +185,17 @@ pub fn rename_boundaries(bytes: &[u8], metadata: &[(&str, String)]) -> Result<Ve
         .map_err(|e| bad(format!("re-encoding the model: {e}")))
 }
 
+/// The version of the default (`ai.onnx`) operator set the model imports; 0 if none.
+fn default_opset(model: &ModelProto) -> i64 {
+    model
+        .opset_import
+        .iter()
+        .filter(|o| o.domain.is_empty() || o.domain == "ai.onnx")
+        .map(|o| o.version)
+        .max()
+        .unwrap_or(0)
+}
+
 /// What [`signature`] reads from an ONNX file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Signature {
@@ -208,13 +213,7 @@ pub struct Signature {
 pub fn signature(bytes: &[u8]) -> Result<Signature, NetError> {
     let model = ModelProto::parse_from_bytes(bytes)
         .map_err(|e| NetError::Model(format!("unreadable ONNX model: {e}")))?;
-    let opset = model
-        .opset_import
-        .iter()
-        .filter(|o| o.domain.is_empty() || o.domain == "ai.onnx")
-        .map(|o| o.version)
-        .max()
-        .unwrap_or(0);
+    let opset = default_opset(&model);
     let g = model.graph.get_or_default();
     Ok(Signature {
         inputs: g.input.iter().map(|v| v.name.clone()).collect(),
