@@ -8,7 +8,8 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use burn::tensor::Device;
-use oware_zero::game::RuleSet;
+use oware_zero::engine::client::EngineProcess;
+use oware_zero::game::{Game, Position, RuleSet};
 use oware_zero::net::ModelConfig;
 use oware_zero::net::checkpoint::{Manifest, save};
 
@@ -186,6 +187,37 @@ fn a_session_with_a_network() {
     let l = e.until("info string error:");
     assert!(l.last().unwrap().contains("Simulations"), "{l:?}");
     e.quit();
+}
+
+#[test]
+fn a_whole_game_against_alpha_beta_through_the_client() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ck = tmp.path().join("ck");
+    checkpoint(&ck);
+    let net = format!("'{BIN}' engine --model '{}' --sims 64", ck.display());
+    let ab = format!("'{BIN}' engine --tt-mb 2");
+    let mut engines = [
+        EngineProcess::start(&net, WAIT).unwrap(),
+        EngineProcess::start(&ab, WAIT).unwrap(),
+    ];
+    assert!(engines[0].name().contains("mcts"), "{}", engines[0].name());
+    for e in &mut engines {
+        e.new_game().unwrap();
+    }
+    let mut g = Game::new(RuleSet::abapa(), Position::start());
+    // Every position is sent as the start plus all moves, so the MCTS engine reuses its
+    // tree; the game must reach its end with every answer legal.
+    while !g.is_over() && g.moves().len() < 400 {
+        let who = g.moves().len() % 2;
+        let go = if who == 0 { "nodes 64" } else { "depth 2" };
+        let a = engines[who].best_move(&g, go, WAIT).unwrap().unwrap();
+        g.play(a as usize).unwrap();
+    }
+    assert!(g.is_over(), "{}", g.move_text());
+    assert_eq!(engines[0].best_move(&g, "nodes 8", WAIT).unwrap(), None);
+    let [a, b] = engines;
+    a.quit();
+    b.quit();
 }
 
 #[test]
