@@ -107,7 +107,8 @@ impl Session {
         let r = self.search.result(0);
         let action = self.search.choose(0, temperature);
         let pv = line_letters(
-            self.game.position().side,
+            self.game.position(),
+            self.game.rules(),
             self.search.principal_variation(0, 6),
         );
         (action, r.value, pv)

@@ -6,7 +6,8 @@
 //!
 //! - before move i: the MCTS root value of position i;
 //! - after move i: minus the root value of position i + 1 (the opponent's view turned
-//!   round), or the exact result when the move ends the game;
+//!   round; the value itself if the same player moves again, as `ouril` allows), or the
+//!   exact result when the move ends the game;
 //! - the best move's value: its Q in the search of position i;
 //! - alpha-beta, searched to a fixed depth on every position, overrides these with exact
 //!   values where it proves a forced win or loss (±1): network noise can blur a 0.3
@@ -164,7 +165,7 @@ pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) ->
         search.begin(0, cfg.simulations.max(1), false);
         search.run(evaluator);
         let r = search.result(0);
-        let pv = line_letters(g.position().side, search.principal_variation(0, 8));
+        let pv = line_letters(g.position(), rules, search.principal_variation(0, 8));
         let proof = (cfg.exact_depth > 0)
             .then(|| {
                 let limits = Limits {
@@ -208,8 +209,15 @@ pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) ->
                 (o, Some(o).filter(|v| *v != 0.0))
             }
             Some(next) => {
-                let p = next.proof.map(|v| -v);
-                (p.unwrap_or(-next.value), p)
+                // Usually the opponent moves next; under `ouril` a player whose opponent
+                // cannot move moves again, and the values keep their sign.
+                let sign = if replay.position().side == side {
+                    1.0
+                } else {
+                    -1.0
+                };
+                let p = next.proof.map(|v| sign * v);
+                (p.unwrap_or(sign * next.value), p)
             }
         };
         let value_before = before.proof.unwrap_or(before.value);

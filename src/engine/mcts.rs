@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{EngineOption, EngineSearcher};
-use crate::game::{Game, RuleSet, Side, move_letter};
+use crate::game::{Game, Position, RuleSet, move_letter};
 use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
 use crate::search::{Evaluator, Limits, SearchResult};
 
@@ -62,14 +62,19 @@ pub struct MctsSearcher {
     seed: u64,
 }
 
-/// The letters of a line of `actions` played alternately from `side`'s move (`CfA`).
-pub fn line_letters(side: Side, actions: impl IntoIterator<Item = usize>) -> String {
-    let mut s = side;
+/// The letters of a line of `actions` played from `pos` under `rules` (`CfA`): each
+/// letter is its mover's, so a player who moves again (`ouril`) keeps his case.
+pub fn line_letters(
+    pos: &Position,
+    rules: RuleSet,
+    actions: impl IntoIterator<Item = usize>,
+) -> String {
+    let mut p = *pos;
     actions
         .into_iter()
         .map(|a| {
-            let c = move_letter(s, a);
-            s = s.opponent();
+            let c = move_letter(p.side, a);
+            p.apply(rules, a);
             c
         })
         .collect()
@@ -150,7 +155,11 @@ impl MctsSearcher {
             .into_iter()
             .map(|a| a as u8)
             .collect();
-        let pv = line_letters(side, pv_moves.iter().map(|&a| a as usize));
+        let pv = line_letters(
+            game.position(),
+            game.rules(),
+            pv_moves.iter().map(|&a| a as usize),
+        );
         let elapsed = started.elapsed();
         let legal = game.legal_moves();
         // Before any simulation (a search stopped at once) the tree's choice may be
@@ -290,7 +299,6 @@ impl EngineSearcher for MctsSearcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Position;
     use crate::search::UniformEvaluator;
 
     fn searcher(sims: Option<u32>) -> MctsSearcher {
@@ -348,6 +356,13 @@ mod tests {
         );
         s.set_root(&other);
         assert_eq!(s.search.tree(0).root_node().visits(), 0);
+    }
+
+    #[test]
+    fn lines_alternate_letters_with_the_mover() {
+        let start = Position::start();
+        assert_eq!(line_letters(&start, RuleSet::abapa(), [5, 5, 1, 4]), "FfBe");
+        assert_eq!(line_letters(&start, RuleSet::abapa(), []), "");
     }
 
     #[test]
