@@ -12,7 +12,8 @@ use crate::net::{DeviceKind, NetEvaluator};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// A checkpoint directory, or a run directory (its latest checkpoint).
-    #[arg(long)]
+    /// Default: the shipped network, checkpoints/oware-abapa.
+    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path())]
     model: PathBuf,
     /// The moves of the game (`FfBe` or "F f B e").
     #[arg(long)]

@@ -10,7 +10,8 @@ use crate::export::{Format, export};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// A checkpoint directory, or a run directory (its latest checkpoint).
-    #[arg(long)]
+    /// Default: the shipped network, checkpoints/oware-abapa.
+    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path())]
     model: PathBuf,
     /// `onnx` (input `features [batch, dim]`; outputs `policy_logits [batch, 6]`,
     /// `wdl_logits [batch, 3]`, `store_diff [batch, 1]`) or `safetensors` (the weights,

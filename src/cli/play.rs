@@ -57,7 +57,8 @@ const HINT_SIMULATIONS: u32 = 400;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// A checkpoint directory, or a run directory (its latest checkpoint).
-    #[arg(long)]
+    /// Default: the shipped network, checkpoints/oware-abapa.
+    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path())]
     model: PathBuf,
     /// How strongly the network plays.
     #[arg(long, value_enum, default_value = "amateur")]
