@@ -133,8 +133,8 @@ fn bad_input_is_a_clear_error_not_a_panic() {
             "at least 1 game",
         ),
         (
-            vec!["--opponent", "random"],
-            "--player SPEC or --model PATH",
+            vec!["--player", "random", "--model", "x", "--opponent", "random"],
+            "not both",
         ),
     ] {
         let mut a = vec!["eval"];
