@@ -134,7 +134,7 @@ fn bad_input_is_a_clear_error_not_a_panic() {
         ),
         (
             vec!["--player", "random", "--model", "x", "--opponent", "random"],
-            "not both",
+            "cannot be used with",
         ),
     ] {
         let mut a = vec!["eval"];
