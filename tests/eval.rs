@@ -233,3 +233,34 @@ fn an_engine_that_dies_or_answers_nonsense_loses_that_game_and_the_match_goes_on
         );
     }
 }
+
+#[test]
+fn ladder_reports_the_crossover_on_the_depth_scale() {
+    let o = oware(&[
+        "ladder",
+        "--player",
+        "random",
+        "--games",
+        "10",
+        "--max-depth",
+        "3",
+        "--json",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    // Random play loses to one ply of alpha-beta: the crossover is depth 1, and the
+    // rating is its measured difference against depth 1 (rated 0).
+    assert_eq!(v["crossover_depth"], 1, "{v}");
+    let rungs = v["rungs"].as_array().unwrap();
+    assert_eq!(rungs.len(), 1);
+    assert_eq!(v["elo"], rungs[0]["elo_diff"]);
+    assert!(v["elo"].as_f64().unwrap() < 0.0);
+    let e = oware(&["ladder", "--games", "10"]);
+    assert!(!e.status.success());
+    assert!(
+        stderr(&e).contains("--model PATH or --player SPEC"),
+        "{}",
+        stderr(&e)
+    );
+}

@@ -52,6 +52,9 @@ pub struct Args {
     /// Games in flight at once (0 = all, up to 512; 64 with --sprt).
     #[arg(long, default_value_t = 0)]
     concurrency: usize,
+    /// Threads for alpha-beta players' moves (0 = one per core); results do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -127,6 +130,7 @@ pub fn run(a: Args) -> Result<()> {
         seed: a.seed,
         sprt,
         concurrency: a.concurrency,
+        threads: a.threads,
         ..MatchConfig::default()
     };
     // Fail on an unwritable --out before playing, not after.

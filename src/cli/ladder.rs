@@ -42,6 +42,9 @@ pub struct Args {
     /// Rule set: abapa, awari, grand-slam-captures, ouril, traditional.
     #[arg(long, default_value = "abapa")]
     rules: String,
+    /// Threads for alpha-beta players' moves (0 = one per core); results do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -66,6 +69,7 @@ pub fn run(a: Args) -> Result<()> {
                 plies: a.openings_plies,
             },
             seed: a.seed,
+            threads: a.threads,
             ..MatchConfig::default()
         },
         max_depth: a.max_depth,
