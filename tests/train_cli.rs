@@ -79,7 +79,17 @@ fn tiny_run_writes_everything() {
     let d = tempfile::tempdir().unwrap();
     let cfg = write_config(d.path(), TINY);
     let run = d.path().join("run");
-    let out = train(&cfg, &run, &[]);
+    let evaluation = [
+        "--set",
+        "eval.every=2",
+        "--set",
+        "eval.opponent=random",
+        "--set",
+        "eval.games=4",
+        "--set",
+        "eval.simulations=4",
+    ];
+    let out = train(&cfg, &run, &evaluation);
     assert!(
         out.status.success(),
         "{}",
@@ -104,6 +114,13 @@ fn tiny_run_writes_everything() {
     assert_eq!(kept, ["iter-0002", "iter-0003", "iter-0004"]);
     let metrics = fs::read_to_string(run.join("metrics.csv")).unwrap();
     assert_eq!(metrics.lines().count(), 5, "{metrics}");
+    // Evaluated at iterations 2 and 4 only: the opponent column is filled there.
+    let evaluated: Vec<bool> = metrics
+        .lines()
+        .skip(1)
+        .map(|l| l.contains(",random,"))
+        .collect();
+    assert_eq!(evaluated, [false, true, false, true], "{metrics}");
     assert!(run.join("learning-curves.png").exists());
     assert!(run.join("config.toml").exists());
     // The recorded games replay.

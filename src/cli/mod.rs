@@ -129,8 +129,3 @@ pub(crate) fn out(text: &str) -> Result<()> {
     o.flush()?;
     Ok(())
 }
-
-/// The periodic evaluation the training loop runs (see `arena`).
-pub(crate) fn eval_hook() -> Option<Box<crate::train::run::EvalFn<'static>>> {
-    None
-}

@@ -66,8 +66,12 @@ pub fn run(a: Args) -> Result<()> {
     } else {
         Display::Auto
     };
-    let eval = super::eval_hook();
-    let state = run::train(config, &run_dir, display, eval.as_deref())?;
+    let state = run::train(
+        config,
+        &run_dir,
+        display,
+        Some(&run::evaluate_against_baseline),
+    )?;
     if !a.quiet {
         eprintln!(
             "done: {} iterations, {} games, {:.1} minutes; latest checkpoint {}",

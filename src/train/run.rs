@@ -37,6 +37,7 @@ use super::metrics::{self, MetricsRow};
 use super::plot;
 use super::replay::{Chunk, ReplayWindow};
 use super::samples::{atomic_write, read_chunk, write_chunk};
+use crate::arena::{MatchConfig, Openings, Player, PlayerSpec, run_match};
 use crate::game::{Game, Position, RuleSet, move_letter};
 use crate::net::checkpoint::{checkpoint_name, checkpoints_dir, write_latest};
 use crate::net::train::{Learner, TrainBatch};
@@ -77,6 +78,44 @@ pub struct EvalSummary {
 
 /// Plays the periodic evaluation of the learner's current network.
 pub type EvalFn<'a> = dyn Fn(&Config, &Learner, u32) -> Result<EvalSummary> + 'a;
+
+/// The standard periodic evaluation: the current network with MCTS (`eval.simulations`
+/// per move, no noise) against `eval.opponent`, `eval.games` games from random openings
+/// of `eval.opening_plies` plies, each played with both colours. The seed is the same at
+/// every iteration, so successive evaluations play the same openings.
+pub fn evaluate_against_baseline(
+    config: &Config,
+    learner: &Learner,
+    _iteration: u32,
+) -> Result<EvalSummary> {
+    let e = &config.eval;
+    let spec: PlayerSpec = e
+        .opponent
+        .parse()
+        .map_err(|err| anyhow::anyhow!("eval.opponent: {err}"))?;
+    let rules = config.game.rules;
+    let seed = iteration_seed(config.seed, 0, 3);
+    let mut opponent = Player::from_spec(&spec, rules, seed)?;
+    let mut player = Player::search("network", e.simulations, Box::new(learner.to_inference()?));
+    let cfg = MatchConfig {
+        rules,
+        games: e.games,
+        openings: Openings::Random {
+            plies: e.opening_plies,
+        },
+        seed,
+        mcts: config.search.clone(),
+        ..MatchConfig::default()
+    };
+    let report = run_match(&cfg, &mut player, &mut opponent)?;
+    let s = &report.summary;
+    Ok(EvalSummary {
+        opponent: e.opponent.clone(),
+        score: s.score,
+        elo: s.elo,
+        elo_ci95: (s.elo_ci95[0], s.elo_ci95[1]),
+    })
+}
 
 /// Paths inside a run directory.
 pub struct RunDir {
