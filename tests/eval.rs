@@ -80,7 +80,12 @@ fn eval_records_replay_and_sprt_reports() {
     assert!(text.contains("H1 accepted"), "{text}");
     assert!(text.contains("stopped early"), "{text}");
     let records = std::fs::read_to_string(&out).unwrap();
-    let games = records.lines().filter(|l| !l.starts_with('#')).count();
+    // One game per line, its result as a `#` comment at the end.
+    let games = records
+        .lines()
+        .filter(|l| l.contains(";") && l.contains(" # {"))
+        .count();
+    assert_eq!(games, records.lines().count());
     assert!(games > 0 && games < 200 && games % 2 == 0, "{games}");
     // Every record replays to a finished game.
     let mut child = Command::new(env!("CARGO_BIN_EXE_oware"))

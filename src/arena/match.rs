@@ -269,15 +269,15 @@ pub struct MatchReport {
 }
 
 impl MatchReport {
-    /// The game records file: for each game a `# {json result}` line, then `FEN;moves`
-    /// (`oware replay` skips the `#` lines).
+    /// The game records file, one game per line: `FEN;moves # {json result}` (`oware
+    /// replay` reads the game and takes the `#` part as a comment).
     pub fn records_text(&self) -> String {
         let mut s = String::new();
         for g in &self.games {
             s += &format!(
-                "# {}\n{}\n",
-                g.result_json(&self.player, &self.opponent),
-                g.replay_line()
+                "{} # {}\n",
+                g.replay_line(),
+                g.result_json(&self.player, &self.opponent)
             );
         }
         s
@@ -961,10 +961,14 @@ mod tests {
     fn records_replay_through_game() {
         let r = run_match(&cfg(8), &mut player("mcts:sims=16"), &mut player("random")).unwrap();
         let text = r.records_text();
-        let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+        let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 8);
         for (line, g) in lines.iter().zip(&r.games) {
-            let (fen, moves) = line.split_once(';').unwrap();
+            let (game, result) = line.split_once(" # ").unwrap();
+            let v: serde_json::Value = serde_json::from_str(result).unwrap();
+            assert!(v["winner"].is_string() && v["reason"].is_string(), "{v}");
+            assert_eq!(v["game"], g.index);
+            let (fen, moves) = game.split_once(';').unwrap();
             let mut replay = Game::new(RuleSet::default(), fen.parse().unwrap());
             replay.play_text(moves).unwrap();
             let GameEnd::Rules { outcome } = &g.end else {
@@ -973,10 +977,6 @@ mod tests {
             assert_eq!(replay.outcome().as_ref(), Some(outcome));
             let want = (outcome.score_for(g.player_side) as f64 + 1.0) / 2.0;
             assert_eq!(g.score, want);
-        }
-        for line in text.lines().filter(|l| l.starts_with('#')) {
-            let v: serde_json::Value = serde_json::from_str(&line[2..]).unwrap();
-            assert!(v["winner"].is_string() && v["reason"].is_string(), "{v}");
         }
     }
 

@@ -58,8 +58,8 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// Write the game records here (`# {result}` line, then `FEN;moves`, per game;
-    /// readable by `oware replay`).
+    /// Write the game records here, one game per line: `FEN;moves # {result as JSON}`
+    /// (readable by `oware replay`).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// No progress line on stderr.
