@@ -84,6 +84,9 @@ pub fn parse_openings(text: &str, rules: RuleSet) -> Result<Vec<Opening>, String
     Ok(out)
 }
 
+/// The longest random opening a match accepts, in plies.
+pub const MAX_OPENING_PLIES: u32 = 60;
+
 /// Games in flight under an SPRT when `concurrency` is 0.
 pub const SPRT_CONCURRENCY: usize = 64;
 
@@ -628,10 +631,17 @@ pub fn run_match_with(
     if let Some(s) = &cfg.sprt {
         s.validate().map_err(MatchError::Config)?;
     }
-    if let Openings::List(l) = &cfg.openings
-        && l.is_empty()
-    {
-        return Err(MatchError::Config("the opening list is empty".into()));
+    match &cfg.openings {
+        Openings::List(l) if l.is_empty() => {
+            return Err(MatchError::Config("the opening list is empty".into()));
+        }
+        Openings::Random { plies } if *plies > MAX_OPENING_PLIES => {
+            return Err(MatchError::Config(format!(
+                "openings of {plies} random plies: at most {MAX_OPENING_PLIES} (random games \
+                 last about 97 plies; longer openings would mostly be decided by chance)"
+            )));
+        }
+        _ => {}
     }
     let games = cfg.games.div_ceil(2) * 2;
     let slots = if cfg.concurrency == 0 && cfg.sprt.is_some() {
@@ -1083,6 +1093,9 @@ mod tests {
         let mut m = cfg(2);
         m.openings = Openings::List(vec![]);
         assert!(run_match(&m, &mut player("random"), &mut player("random")).is_err());
+        m.openings = Openings::Random { plies: 61 };
+        let e = run_match(&m, &mut player("random"), &mut player("random")).unwrap_err();
+        assert!(e.to_string().contains("at most 60"), "{e}");
     }
 
     #[test]
