@@ -269,3 +269,31 @@ fn ladder_reports_the_crossover_on_the_depth_scale() {
         stderr(&e)
     );
 }
+
+#[test]
+fn engine_games_do_not_depend_on_the_number_of_engine_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |threads: &str| {
+        let out = dir.path().join(format!("t{threads}.txt"));
+        let o = oware(&[
+            "eval",
+            "--player",
+            &engine_spec(":depth=3"),
+            "--opponent",
+            "mcts:sims=8",
+            "--games",
+            "6",
+            "--threads",
+            threads,
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read_to_string(out).unwrap()
+    };
+    let one = run("1");
+    assert_eq!(one.lines().count(), 6);
+    assert!(!one.contains("forfeit"), "{one}");
+    assert_eq!(one, run("3"));
+}

@@ -376,7 +376,8 @@ enum Driver<'p> {
         /// thread or order searches it.
         searchers: Vec<AlphaBeta>,
     },
-    Engine(Box<EngineDriver>),
+    /// One engine process per worker thread.
+    Engine(Vec<EngineDriver>),
 }
 
 /// Transposition table of each alpha-beta searcher, in MiB.
@@ -387,8 +388,8 @@ const ENGINE_HANDSHAKE: Duration = Duration::from_secs(10);
 /// remaining games are forfeited at once instead of waiting for it again and again.
 const ENGINE_MAX_START_FAILURES: u32 = 3;
 
-/// An external engine: one process, asked for each game's moves in turn, restarted
-/// after any failure (the game it failed in is lost).
+/// One external engine process, asked for its share of the games' moves in turn,
+/// restarted after any failure (the game it failed in is lost).
 struct EngineDriver {
     command: String,
     go_args: String,
@@ -488,35 +489,30 @@ impl Drop for EngineDriver {
     }
 }
 
-/// Alpha-beta moves for `jobs` (slot, game), split over the searchers' threads.
-fn alphabeta_moves(
-    searchers: &mut [AlphaBeta],
-    limits: &Limits,
+/// Runs `f` on every job (slot, game), the jobs split into one contiguous share per
+/// worker, each share on its own thread with its own worker. Results come back in job
+/// order, so they do not depend on the number of workers.
+fn in_parallel<W: Send, R: Send>(
+    workers: &mut [W],
     jobs: &[(usize, &Game)],
-) -> Vec<(usize, Option<u8>)> {
-    if searchers.len() <= 1 || jobs.len() <= 1 {
-        let ab = &mut searchers[0];
-        return jobs
-            .iter()
-            .map(|&(s, g)| (s, ab.search(g, limits).best_move))
-            .collect();
+    f: &(impl Fn(&mut W, &Game) -> R + Sync),
+) -> Vec<(usize, R)> {
+    if workers.len() <= 1 || jobs.len() <= 1 {
+        let w = &mut workers[0];
+        return jobs.iter().map(|&(s, g)| (s, f(w, g))).collect();
     }
-    let chunk = jobs.len().div_ceil(searchers.len());
+    let chunk = jobs.len().div_ceil(workers.len());
     std::thread::scope(|scope| {
-        let handles: Vec<_> = searchers
+        let handles: Vec<_> = workers
             .iter_mut()
             .zip(jobs.chunks(chunk))
-            .map(|(ab, js)| {
-                scope.spawn(move || {
-                    js.iter()
-                        .map(|&(s, g)| (s, ab.search(g, limits).best_move))
-                        .collect::<Vec<_>>()
-                })
+            .map(|(w, js)| {
+                scope.spawn(move || js.iter().map(|&(s, g)| (s, f(w, g))).collect::<Vec<_>>())
             })
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().expect("an alpha-beta thread panicked"))
+            .flat_map(|h| h.join().expect("a match worker thread panicked"))
             .collect()
     })
 }
@@ -563,7 +559,16 @@ impl<'p> Driver<'p> {
                 }
             }
             Player::Engine { command, limit } => {
-                Driver::Engine(Box::new(EngineDriver::new(command, *limit, cfg.rules)))
+                // Timed searches side by side would steal each other's time: one process.
+                let processes = match limit {
+                    AlphaBetaLimit::MoveTime(_) => 1,
+                    AlphaBetaLimit::Depth(_) => cfg.threads(),
+                };
+                Driver::Engine(
+                    (0..processes)
+                        .map(|_| EngineDriver::new(command, *limit, cfg.rules))
+                        .collect(),
+                )
             }
         })
     }
@@ -740,22 +745,37 @@ pub fn run_match_with(
                 }
             }
         }
-        // 2. Alpha-beta moves of all games at once, over threads.
-        let mut pending: Vec<Option<Option<u8>>> = vec![None; slots];
+        // 2. Alpha-beta and engine moves of all games at once, over threads.
+        let mut pending: Vec<Option<Result<usize, String>>> = vec![None; slots];
         for (p, d) in drivers.iter_mut().enumerate() {
-            if let Driver::AlphaBeta { limits, searchers } = d {
-                let jobs: Vec<(usize, &Game)> = live
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(s, l)| {
-                        l.as_ref()
-                            .filter(|l| mover_index(l) == p)
-                            .map(|l| (s, &l.game))
+            let jobs: Vec<(usize, &Game)> = live
+                .iter()
+                .enumerate()
+                .filter_map(|(s, l)| {
+                    l.as_ref()
+                        .filter(|l| mover_index(l) == p)
+                        .map(|l| (s, &l.game))
+                })
+                .collect();
+            let moves = match d {
+                Driver::AlphaBeta { limits, searchers } => {
+                    let limits = *limits;
+                    in_parallel(searchers, &jobs, &|ab: &mut AlphaBeta, g: &Game| {
+                        ab.search(g, &limits)
+                            .best_move
+                            .map(usize::from)
+                            .ok_or_else(|| "alpha-beta found no move".to_string())
                     })
-                    .collect();
-                for (s, m) in alphabeta_moves(searchers, limits, &jobs) {
-                    pending[s] = Some(m);
                 }
+                Driver::Engine(engines) => {
+                    in_parallel(engines, &jobs, &|e: &mut EngineDriver, g: &Game| {
+                        e.best_move(g)
+                    })
+                }
+                Driver::Random | Driver::Search { .. } => continue,
+            };
+            for (s, m) in moves {
+                pending[s] = Some(m);
             }
         }
         // 3. Every game gets its move.
@@ -765,11 +785,9 @@ pub fn run_match_with(
             let chosen: Result<usize, String> = match &mut drivers[p] {
                 Driver::Random => Ok(l.rng[p].pick_bit(l.game.legal_moves())),
                 Driver::Search { search, .. } => Ok(search.result(s).best),
-                Driver::AlphaBeta { .. } => match pending[s] {
-                    Some(Some(a)) => Ok(a as usize),
-                    _ => Err("alpha-beta found no move".into()),
-                },
-                Driver::Engine(e) => e.best_move(&l.game),
+                Driver::AlphaBeta { .. } | Driver::Engine(_) => pending[s]
+                    .take()
+                    .unwrap_or_else(|| Err("no move was asked for (a bug)".into())),
             };
             let end = match chosen {
                 Err(reason) => Some(GameEnd::Forfeit {
