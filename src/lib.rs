@@ -1,8 +1,8 @@
 //! oware-zero: a self-play reinforcement-learning trainer for Oware.
 //!
 //! Modules in dependency order (each uses only those above it), as `src/README.md` says:
-//! `rng` → `game` → `env` → `search` → `net` → `engine` → `selfplay` → `arena` → `train`
-//! → `cli`.
+//! `rng` → `game` → `env` → `search` → `net` → `engine` → `export` → `selfplay` → `arena`
+//! → `train` → `cli`.
 
 // Per-action code indexes several parallel [_; 6] arrays by action; index loops read
 // clearer there than zipped iterators.
@@ -19,6 +19,8 @@ pub mod search;
 pub mod net;
 
 pub mod engine;
+
+pub mod export;
 
 pub mod selfplay;
 

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 use crate::arena::{
     MatchConfig, MatchProgress, Openings, Player, PlayerSpec, SprtConfig, parse_openings,
@@ -100,7 +100,12 @@ pub fn run(a: Args) -> Result<()> {
     let player_spec = match (&a.player, &a.model) {
         (Some(p), None) => p.clone(),
         (None, Some(m)) => format!("model:{}:sims={}", m.display(), a.sims),
-        _ => bail!("give the player to measure: --player SPEC or --model PATH"),
+        (None, None) => format!(
+            "model:{}:sims={}",
+            crate::net::checkpoint::default_model_path().display(),
+            a.sims
+        ),
+        (Some(_), Some(_)) => anyhow::bail!("give --player SPEC or --model PATH, not both"),
     };
     let mut player = build_player("--player", &player_spec, rules, a.seed)?;
     let mut opponent = build_player("--opponent", &a.opponent, rules, a.seed ^ 1)?;

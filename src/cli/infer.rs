@@ -16,7 +16,8 @@ use crate::net::{DeviceKind, InferencePath, NetEvaluator};
 pub struct Args {
     /// A checkpoint directory, or a run directory (meaning the checkpoint named in its
     /// `checkpoints/latest`).
-    #[arg(long)]
+    /// Default: the shipped network, checkpoints/oware-abapa.
+    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path())]
     model: PathBuf,
     /// Position (FEN, as in RULES.md); default: the start.
     #[arg(long)]

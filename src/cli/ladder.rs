@@ -58,7 +58,12 @@ pub fn run(a: Args) -> Result<()> {
     let spec = match (&a.player, &a.model) {
         (Some(p), None) => p.clone(),
         (None, Some(m)) => format!("model:{}:sims={}", m.display(), a.sims),
-        _ => anyhow::bail!("give the player to rate: --model PATH or --player SPEC"),
+        (None, None) => format!(
+            "model:{}:sims={}",
+            crate::net::checkpoint::default_model_path().display(),
+            a.sims
+        ),
+        (Some(_), Some(_)) => anyhow::bail!("give --player SPEC or --model PATH, not both"),
     };
     let mut player = super::eval::build_player("--model", &spec, rules, a.seed)?;
     let cfg = LadderConfig {

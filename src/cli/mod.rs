@@ -7,12 +7,15 @@ use clap::{Parser, Subcommand};
 
 use crate::game::{Game, Position, RuleSet};
 
+mod analyze;
 mod bench;
 mod engine;
 mod eval;
+mod export;
 mod infer;
 mod ladder;
 mod perft;
+mod play;
 mod plot;
 mod replay;
 mod search;
@@ -54,6 +57,12 @@ enum Command {
     Eval(eval::Args),
     /// Rate a model against alpha-beta at increasing depths (depth 1 = 0 Elo).
     Ladder(ladder::Args),
+    /// Play a game against the network in the terminal (moves by letter, undo, hint).
+    Play(play::Args),
+    /// Review a game move by move: best move, values before and after, grade.
+    Analyze(analyze::Args),
+    /// Export a checkpoint as ONNX or safetensors, with a JSON manifest (FILE.json).
+    Export(export::Args),
     /// Measure the speed of a hot path.
     #[command(subcommand)]
     Bench(bench::Bench),
@@ -82,6 +91,9 @@ pub fn main() -> i32 {
         Command::Engine(a) => engine::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Ladder(a) => ladder::run(a),
+        Command::Export(a) => export::run(a),
+        Command::Analyze(a) => analyze::run(a),
+        Command::Play(a) => play::run(a),
         Command::Bench(b) => bench::run(b),
     };
     match result {

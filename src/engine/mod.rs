@@ -1,14 +1,19 @@
 //! The engine text protocol of `shared/ENGINE-PROTOCOL.md` (UCI-like lines on stdin and
 //! stdout): the server loop, generic over any [`EngineSearcher`], and the client that
-//! drives an external engine process ([`client::EngineProcess`]).
+//! drives an external engine process ([`client::EngineProcess`]). Two players:
+//! [`AlphaBetaSearcher`] and [`MctsSearcher`] (MCTS with a network); [`analysis`]
+//! reviews a game with the same searches.
 //!
 //! The loop reads commands on one thread and runs each search on another, so `stop`,
 //! `isready` and `quit` are answered while a search runs. Malformed or illegal input is
 //! answered with `info string error: …` and changes nothing.
 
+pub mod analysis;
 pub mod client;
+pub mod mcts;
 mod server;
 
+pub use mcts::MctsSearcher;
 pub use server::{AlphaBetaSearcher, serve};
 
 use std::sync::atomic::AtomicBool;
@@ -25,8 +30,8 @@ pub struct EngineOption {
     pub spec: String,
 }
 
-/// A player the protocol loop can drive: the alpha-beta searcher now, a network-driven
-/// MCTS later. Implementations run on the search thread, hence `Send + 'static`.
+/// A player the protocol loop can drive: alpha-beta or MCTS with a network.
+/// Implementations run on the search thread, hence `Send + 'static`.
 pub trait EngineSearcher: Send + 'static {
     /// The engine's name for `id name`.
     fn name(&self) -> String;

@@ -480,6 +480,20 @@ pub fn resolve_model_path(path: &Path) -> Result<PathBuf, NetError> {
     }
 }
 
+/// The network shipped with the project, used when `--model` is not given:
+/// `checkpoints/oware-abapa` under the current directory if it is there, else under the
+/// source tree this binary was built from.
+pub fn default_model_path() -> PathBuf {
+    let local = PathBuf::from("checkpoints").join("oware-abapa");
+    if local.join(MANIFEST_FILE).is_file() {
+        local
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("checkpoints")
+            .join("oware-abapa")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,91 @@
+//! `oware analyze`: a game reviewed move by move (best move, values, grade) by MCTS with
+//! the network and alpha-beta proofs; see `crate::engine::analysis` for the thresholds.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+
+use crate::engine::analysis::{ReviewConfig, review, review_text};
+use crate::net::{DeviceKind, NetEvaluator};
+
+/// Arguments of `oware analyze`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// A checkpoint directory, or a run directory (its latest checkpoint).
+    /// Default: the shipped network, checkpoints/oware-abapa.
+    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path())]
+    model: PathBuf,
+    /// The moves of the game (`FfBe` or "F f B e").
+    #[arg(long)]
+    game: String,
+    /// The position the game starts from (FEN, as in RULES.md); default: the start.
+    #[arg(long)]
+    fen: Option<String>,
+    /// Rule set; default: the model's.
+    #[arg(long)]
+    rules: Option<String>,
+    /// MCTS simulations per position.
+    #[arg(long, default_value_t = 800)]
+    sims: u32,
+    /// Alpha-beta depth for exact wins and losses (0: off).
+    #[arg(long, default_value_t = 12)]
+    exact_depth: u32,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs the subcommand with its parsed arguments.
+pub fn run(a: Args) -> Result<()> {
+    if a.sims == 0 || a.sims > 1_000_000 {
+        bail!("--sims {}: expected 1 to 1000000", a.sims);
+    }
+    if a.exact_depth > crate::search::alphabeta::MAX_DEPTH {
+        bail!("--exact-depth {}: expected 0 to 64", a.exact_depth);
+    }
+    let (mut evaluator, manifest) = NetEvaluator::from_checkpoint(&a.model, DeviceKind::Cpu)?;
+    let rules = super::parse_rules(a.rules.as_deref().unwrap_or(&manifest.rules))?;
+    let game = super::game_from(rules, a.fen.as_deref(), None)?;
+    let mut game_played = game.clone();
+    if let Err(e) = game_played.play_text(&a.game) {
+        bail!("--game: after {} moves: {e}", game_played.moves().len());
+    }
+    let cfg = ReviewConfig {
+        simulations: a.sims,
+        exact_depth: a.exact_depth,
+        ..ReviewConfig::default()
+    };
+    let reviews = review(&game_played, &mut evaluator, &cfg);
+    let outcome = game_played.outcome();
+    if a.json {
+        let v = serde_json::json!({
+            "rules": rules.name(),
+            "start": game.position().to_string(),
+            "moves": game_played.move_text(),
+            "simulations": a.sims,
+            "exact_depth": a.exact_depth,
+            "reviews": reviews,
+            "final": game_played.position().to_string(),
+            "result": outcome.map(|o| o.winner_text()),
+        });
+        return super::out(&format!("{v}\n"));
+    }
+    let mut text = review_text(&reviews);
+    match outcome {
+        Some(o) => {
+            let s = o.stores();
+            text.push_str(&format!(
+                "result: {} ({} – {}, {})\n",
+                o.winner_text(),
+                s[0],
+                s[1],
+                o.reason.name()
+            ));
+        }
+        None => text.push_str(&format!(
+            "final position {} (game goes on)\n",
+            game_played.position()
+        )),
+    }
+    super::out(&text)
+}
