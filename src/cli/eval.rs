@@ -19,14 +19,15 @@ use crate::game::RuleSet;
     Every opening is played twice, colours swapped; all figures are from --player's view. \
     The Elo interval is pentanomial (one trial per game pair).")]
 pub struct Args {
-    /// The player whose strength is measured (SPEC).
+    /// The player whose strength is measured (SPEC; default: --model).
     #[arg(long, conflicts_with = "model")]
     player: Option<String>,
-    /// Short for `--player model:PATH:sims=N` (with --sims).
+    /// Short for `--player model:PATH:sims=N` (with --sims); default: the shipped network
+    /// `checkpoints/oware-abapa`.
     #[arg(long, value_name = "PATH")]
     model: Option<PathBuf>,
     /// Simulations per move of --model.
-    #[arg(long, requires = "model", default_value_t = crate::arena::player::DEFAULT_SIMS)]
+    #[arg(long, conflicts_with = "player", default_value_t = crate::arena::player::DEFAULT_SIMS)]
     sims: u32,
     /// The opponent (SPEC).
     #[arg(long)]

@@ -18,7 +18,7 @@ use crate::arena::{LadderConfig, MatchConfig, Openings, run_ladder};
     every step in quadrature."
 )]
 pub struct Args {
-    /// The checkpoint to rate.
+    /// The checkpoint to rate (default: the shipped network `checkpoints/oware-abapa`).
     #[arg(long, value_name = "PATH", conflicts_with = "player")]
     model: Option<PathBuf>,
     /// Simulations per move of --model.
