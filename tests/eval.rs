@@ -80,7 +80,12 @@ fn eval_records_replay_and_sprt_reports() {
     assert!(text.contains("H1 accepted"), "{text}");
     assert!(text.contains("stopped early"), "{text}");
     let records = std::fs::read_to_string(&out).unwrap();
-    let games = records.lines().filter(|l| !l.starts_with('#')).count();
+    // One game per line, its result as a `#` comment at the end.
+    let games = records
+        .lines()
+        .filter(|l| l.contains(";") && l.contains(" # {"))
+        .count();
+    assert_eq!(games, records.lines().count());
     assert!(games > 0 && games < 200 && games % 2 == 0, "{games}");
     // Every record replays to a finished game.
     let mut child = Command::new(env!("CARGO_BIN_EXE_oware"))
@@ -135,6 +140,14 @@ fn bad_input_is_a_clear_error_not_a_panic() {
         (
             vec!["--player", "random", "--model", "x", "--opponent", "random"],
             "cannot be used with",
+        ),
+        (
+            vec!["--player", "random", "--sims", "8", "--opponent", "random"],
+            "--sims",
+        ),
+        (
+            vec!["--model", "/nonexistent/ck", "--opponent", "random"],
+            "does not exist",
         ),
     ] {
         let mut a = vec!["eval"];
@@ -232,4 +245,59 @@ fn an_engine_that_dies_or_answers_nonsense_loses_that_game_and_the_match_goes_on
             "{v}"
         );
     }
+}
+
+#[test]
+fn ladder_reports_the_crossover_on_the_depth_scale() {
+    let o = oware(&[
+        "ladder",
+        "--player",
+        "random",
+        "--games",
+        "10",
+        "--max-depth",
+        "3",
+        "--json",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    // Random play loses to one ply of alpha-beta: the crossover is depth 1, and the
+    // rating is its measured difference against depth 1 (rated 0).
+    assert_eq!(v["crossover_depth"], 1, "{v}");
+    let rungs = v["rungs"].as_array().unwrap();
+    assert_eq!(rungs.len(), 1);
+    assert_eq!(v["elo"], rungs[0]["elo_diff"]);
+    assert!(v["elo"].as_f64().unwrap() < 0.0);
+    let e = oware(&["ladder", "--model", "/nonexistent/ck"]);
+    assert!(!e.status.success());
+    assert!(stderr(&e).contains("does not exist"), "{}", stderr(&e));
+}
+
+#[test]
+fn engine_games_do_not_depend_on_the_number_of_engine_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |threads: &str| {
+        let out = dir.path().join(format!("t{threads}.txt"));
+        let o = oware(&[
+            "eval",
+            "--player",
+            &engine_spec(":depth=3"),
+            "--opponent",
+            "mcts:sims=8",
+            "--games",
+            "6",
+            "--threads",
+            threads,
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read_to_string(out).unwrap()
+    };
+    let one = run("1");
+    assert_eq!(one.lines().count(), 6);
+    assert!(!one.contains("forfeit"), "{one}");
+    assert_eq!(one, run("3"));
 }

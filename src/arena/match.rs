@@ -84,6 +84,9 @@ pub fn parse_openings(text: &str, rules: RuleSet) -> Result<Vec<Opening>, String
     Ok(out)
 }
 
+/// The longest random opening a match accepts, in plies.
+pub const MAX_OPENING_PLIES: u32 = 60;
+
 /// Games in flight under an SPRT when `concurrency` is 0.
 pub const SPRT_CONCURRENCY: usize = 64;
 
@@ -269,15 +272,15 @@ pub struct MatchReport {
 }
 
 impl MatchReport {
-    /// The game records file: for each game a `# {json result}` line, then `FEN;moves`
-    /// (`oware replay` skips the `#` lines).
+    /// The game records file, one game per line: `FEN;moves # {json result}` (`oware
+    /// replay` reads the game and takes the `#` part as a comment).
     pub fn records_text(&self) -> String {
         let mut s = String::new();
         for g in &self.games {
             s += &format!(
-                "# {}\n{}\n",
-                g.result_json(&self.player, &self.opponent),
-                g.replay_line()
+                "{} # {}\n",
+                g.replay_line(),
+                g.result_json(&self.player, &self.opponent)
             );
         }
         s
@@ -373,7 +376,8 @@ enum Driver<'p> {
         /// thread or order searches it.
         searchers: Vec<AlphaBeta>,
     },
-    Engine(Box<EngineDriver>),
+    /// One engine process per worker thread.
+    Engine(Vec<EngineDriver>),
 }
 
 /// Transposition table of each alpha-beta searcher, in MiB.
@@ -384,8 +388,8 @@ const ENGINE_HANDSHAKE: Duration = Duration::from_secs(10);
 /// remaining games are forfeited at once instead of waiting for it again and again.
 const ENGINE_MAX_START_FAILURES: u32 = 3;
 
-/// An external engine: one process, asked for each game's moves in turn, restarted
-/// after any failure (the game it failed in is lost).
+/// One external engine process, asked for its share of the games' moves in turn,
+/// restarted after any failure (the game it failed in is lost).
 struct EngineDriver {
     command: String,
     go_args: String,
@@ -485,35 +489,30 @@ impl Drop for EngineDriver {
     }
 }
 
-/// Alpha-beta moves for `jobs` (slot, game), split over the searchers' threads.
-fn alphabeta_moves(
-    searchers: &mut [AlphaBeta],
-    limits: &Limits,
+/// Runs `f` on every job (slot, game), the jobs split into one contiguous share per
+/// worker, each share on its own thread with its own worker. Results come back in job
+/// order, so they do not depend on the number of workers.
+fn in_parallel<W: Send, R: Send>(
+    workers: &mut [W],
     jobs: &[(usize, &Game)],
-) -> Vec<(usize, Option<u8>)> {
-    if searchers.len() <= 1 || jobs.len() <= 1 {
-        let ab = &mut searchers[0];
-        return jobs
-            .iter()
-            .map(|&(s, g)| (s, ab.search(g, limits).best_move))
-            .collect();
+    f: &(impl Fn(&mut W, &Game) -> R + Sync),
+) -> Vec<(usize, R)> {
+    if workers.len() <= 1 || jobs.len() <= 1 {
+        let w = &mut workers[0];
+        return jobs.iter().map(|&(s, g)| (s, f(w, g))).collect();
     }
-    let chunk = jobs.len().div_ceil(searchers.len());
+    let chunk = jobs.len().div_ceil(workers.len());
     std::thread::scope(|scope| {
-        let handles: Vec<_> = searchers
+        let handles: Vec<_> = workers
             .iter_mut()
             .zip(jobs.chunks(chunk))
-            .map(|(ab, js)| {
-                scope.spawn(move || {
-                    js.iter()
-                        .map(|&(s, g)| (s, ab.search(g, limits).best_move))
-                        .collect::<Vec<_>>()
-                })
+            .map(|(w, js)| {
+                scope.spawn(move || js.iter().map(|&(s, g)| (s, f(w, g))).collect::<Vec<_>>())
             })
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().expect("an alpha-beta thread panicked"))
+            .flat_map(|h| h.join().expect("a match worker thread panicked"))
             .collect()
     })
 }
@@ -560,7 +559,16 @@ impl<'p> Driver<'p> {
                 }
             }
             Player::Engine { command, limit } => {
-                Driver::Engine(Box::new(EngineDriver::new(command, *limit, cfg.rules)))
+                // Timed searches side by side would steal each other's time: one process.
+                let processes = match limit {
+                    AlphaBetaLimit::MoveTime(_) => 1,
+                    AlphaBetaLimit::Depth(_) => cfg.threads(),
+                };
+                Driver::Engine(
+                    (0..processes)
+                        .map(|_| EngineDriver::new(command, *limit, cfg.rules))
+                        .collect(),
+                )
             }
         })
     }
@@ -628,10 +636,17 @@ pub fn run_match_with(
     if let Some(s) = &cfg.sprt {
         s.validate().map_err(MatchError::Config)?;
     }
-    if let Openings::List(l) = &cfg.openings
-        && l.is_empty()
-    {
-        return Err(MatchError::Config("the opening list is empty".into()));
+    match &cfg.openings {
+        Openings::List(l) if l.is_empty() => {
+            return Err(MatchError::Config("the opening list is empty".into()));
+        }
+        Openings::Random { plies } if *plies > MAX_OPENING_PLIES => {
+            return Err(MatchError::Config(format!(
+                "openings of {plies} random plies: at most {MAX_OPENING_PLIES} (random games \
+                 last about 97 plies; longer openings would mostly be decided by chance)"
+            )));
+        }
+        _ => {}
     }
     let games = cfg.games.div_ceil(2) * 2;
     let slots = if cfg.concurrency == 0 && cfg.sprt.is_some() {
@@ -730,22 +745,37 @@ pub fn run_match_with(
                 }
             }
         }
-        // 2. Alpha-beta moves of all games at once, over threads.
-        let mut pending: Vec<Option<Option<u8>>> = vec![None; slots];
+        // 2. Alpha-beta and engine moves of all games at once, over threads.
+        let mut pending: Vec<Option<Result<usize, String>>> = vec![None; slots];
         for (p, d) in drivers.iter_mut().enumerate() {
-            if let Driver::AlphaBeta { limits, searchers } = d {
-                let jobs: Vec<(usize, &Game)> = live
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(s, l)| {
-                        l.as_ref()
-                            .filter(|l| mover_index(l) == p)
-                            .map(|l| (s, &l.game))
+            let jobs: Vec<(usize, &Game)> = live
+                .iter()
+                .enumerate()
+                .filter_map(|(s, l)| {
+                    l.as_ref()
+                        .filter(|l| mover_index(l) == p)
+                        .map(|l| (s, &l.game))
+                })
+                .collect();
+            let moves = match d {
+                Driver::AlphaBeta { limits, searchers } => {
+                    let limits = *limits;
+                    in_parallel(searchers, &jobs, &|ab: &mut AlphaBeta, g: &Game| {
+                        ab.search(g, &limits)
+                            .best_move
+                            .map(usize::from)
+                            .ok_or_else(|| "alpha-beta found no move".to_string())
                     })
-                    .collect();
-                for (s, m) in alphabeta_moves(searchers, limits, &jobs) {
-                    pending[s] = Some(m);
                 }
+                Driver::Engine(engines) => {
+                    in_parallel(engines, &jobs, &|e: &mut EngineDriver, g: &Game| {
+                        e.best_move(g)
+                    })
+                }
+                Driver::Random | Driver::Search { .. } => continue,
+            };
+            for (s, m) in moves {
+                pending[s] = Some(m);
             }
         }
         // 3. Every game gets its move.
@@ -755,11 +785,9 @@ pub fn run_match_with(
             let chosen: Result<usize, String> = match &mut drivers[p] {
                 Driver::Random => Ok(l.rng[p].pick_bit(l.game.legal_moves())),
                 Driver::Search { search, .. } => Ok(search.result(s).best),
-                Driver::AlphaBeta { .. } => match pending[s] {
-                    Some(Some(a)) => Ok(a as usize),
-                    _ => Err("alpha-beta found no move".into()),
-                },
-                Driver::Engine(e) => e.best_move(&l.game),
+                Driver::AlphaBeta { .. } | Driver::Engine(_) => pending[s]
+                    .take()
+                    .unwrap_or_else(|| Err("no move was asked for (a bug)".into())),
             };
             let end = match chosen {
                 Err(reason) => Some(GameEnd::Forfeit {
@@ -961,10 +989,14 @@ mod tests {
     fn records_replay_through_game() {
         let r = run_match(&cfg(8), &mut player("mcts:sims=16"), &mut player("random")).unwrap();
         let text = r.records_text();
-        let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+        let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 8);
         for (line, g) in lines.iter().zip(&r.games) {
-            let (fen, moves) = line.split_once(';').unwrap();
+            let (game, result) = line.split_once(" # ").unwrap();
+            let v: serde_json::Value = serde_json::from_str(result).unwrap();
+            assert!(v["winner"].is_string() && v["reason"].is_string(), "{v}");
+            assert_eq!(v["game"], g.index);
+            let (fen, moves) = game.split_once(';').unwrap();
             let mut replay = Game::new(RuleSet::default(), fen.parse().unwrap());
             replay.play_text(moves).unwrap();
             let GameEnd::Rules { outcome } = &g.end else {
@@ -973,10 +1005,6 @@ mod tests {
             assert_eq!(replay.outcome().as_ref(), Some(outcome));
             let want = (outcome.score_for(g.player_side) as f64 + 1.0) / 2.0;
             assert_eq!(g.score, want);
-        }
-        for line in text.lines().filter(|l| l.starts_with('#')) {
-            let v: serde_json::Value = serde_json::from_str(&line[2..]).unwrap();
-            assert!(v["winner"].is_string() && v["reason"].is_string(), "{v}");
         }
     }
 
@@ -1083,6 +1111,9 @@ mod tests {
         let mut m = cfg(2);
         m.openings = Openings::List(vec![]);
         assert!(run_match(&m, &mut player("random"), &mut player("random")).is_err());
+        m.openings = Openings::Random { plies: 61 };
+        let e = run_match(&m, &mut player("random"), &mut player("random")).unwrap_err();
+        assert!(e.to_string().contains("at most 60"), "{e}");
     }
 
     #[test]

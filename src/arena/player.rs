@@ -369,14 +369,6 @@ impl Player {
 /// A player that could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum PlayerError {
-    /// This kind of player is not built into this version.
-    #[error("player `{spec}` is not available yet: {what}")]
-    NotAvailable {
-        /// The spec.
-        spec: String,
-        /// Why.
-        what: &'static str,
-    },
     /// A model could not be loaded.
     #[error("player `{spec}`: cannot load the model: {message}")]
     Model {
@@ -491,5 +483,37 @@ mod tests {
         assert!(err("engine:\"a b\"x").contains("unexpected `x`"));
         assert!(err("engine:a:nodes=5").contains("unknown option `nodes`"));
         assert!(err("").contains("empty"));
+    }
+
+    #[test]
+    fn model_players_load_a_checkpoint_and_check_its_rules() {
+        use crate::arena::{MatchConfig, run_match};
+        let dir = tempfile::tempdir().unwrap();
+        let ck = dir.path().join("ck");
+        let cfg = net::ModelConfig::default();
+        let device = net::DeviceKind::Cpu.device().unwrap();
+        let model = cfg.init(&device);
+        let manifest = net::Manifest::new(&cfg, RuleSet::default(), 0, None);
+        net::checkpoint::save(&ck, &manifest, &model, None).unwrap();
+        let spec = p(&format!("model:{}:sims=8", ck.display()));
+        let mut m = Player::from_spec(&spec, RuleSet::default(), 1).unwrap();
+        let games = MatchConfig {
+            games: 4,
+            ..MatchConfig::default()
+        };
+        let r = run_match(&games, &mut m, &mut Player::Random).unwrap();
+        assert_eq!(r.summary.games, 4);
+        assert!(r.evaluations > 0);
+        let awari: RuleSet = "awari".parse().unwrap();
+        let e = Player::from_spec(&spec, awari, 1).unwrap_err().to_string();
+        assert!(e.contains("trained for rules abapa"), "{e}");
+        let missing = p("model:/nonexistent/ck");
+        let e = Player::from_spec(&missing, RuleSet::default(), 1)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("/nonexistent/ck") && e.contains("does not exist"),
+            "{e}"
+        );
     }
 }

@@ -25,7 +25,8 @@
 //!
 //! A score of exactly 0 or 1 has an infinite Elo difference; the point estimate is then
 //! reported for the score with half a game moved the other way (s = 1 − 1/(2N)), and
-//! `Summary::elo_clamped` says so.
+//! `Summary::elo_clamped` says so. The interval is then one-sided, from a Clopper–Pearson
+//! bound (see [`perfect_score_interval`]).
 
 use serde::Serialize;
 
@@ -176,6 +177,21 @@ pub fn elo_interval(s: f64, se: f64) -> [f64; 2] {
         elo_of_score(lo).clamp(-2000.0, 2000.0),
         elo_of_score(hi).clamp(-2000.0, 2000.0),
     ]
+}
+
+/// The 95% Elo interval when every trial (game or pair) was lost (`s` = 0) or won
+/// (`s` = 1): the normal interval has zero width there, which would claim certainty.
+/// With all `trials` lost, the chance that a trial is not lost is below
+/// `q = 1 − 0.025^(1/trials)` with 97.5% confidence (Clopper–Pearson), and the score
+/// per game is at most that chance; so the interval is `[−∞, elo(q)]` (−∞ shown as
+/// −2 000), and its mirror image for all won.
+pub fn perfect_score_interval(s: f64, trials: u64) -> [f64; 2] {
+    let q = 1.0 - 0.025f64.powf(1.0 / trials.max(1) as f64);
+    if s <= 0.5 {
+        [-2000.0, elo_of_score(q)]
+    } else {
+        [elo_of_score(1.0 - q), 2000.0]
+    }
 }
 
 /// The SPRT's hypotheses and error rates.
@@ -364,9 +380,16 @@ impl Summary {
         } else {
             (elo_of_score(score), false)
         };
-        let interval = |model| match mean_se(wdl, penta, model) {
-            Some((s, se)) => elo_interval(s, se),
-            None => [0.0, 0.0],
+        let interval = |model| {
+            let trials = match model {
+                Model::Pentanomial => penta.pairs(),
+                Model::Trinomial => n,
+            };
+            match mean_se(wdl, penta, model) {
+                Some((s, _)) if elo_clamped => perfect_score_interval(s, trials),
+                Some((s, se)) => elo_interval(s, se),
+                None => [0.0, 0.0],
+            }
         };
         let paired = penta.pairs() * 2 == n && n > 0;
         let ci_model = if paired {
@@ -541,6 +564,20 @@ mod tests {
         // s clamped to 1 − 1/20 = 0.95: elo = 400·log10(19) = 511.5
         assert!(close(s.elo, 511.5, 0.1));
         assert!(s.elo.is_finite() && s.elo_ci95.iter().all(|x| x.is_finite()));
+        // 5 pairs all won: q = 1 − 0.025^(1/5) = 1 − 0.478176 = 0.521824; the lower end is
+        // elo(1 − q) = −400·log10(1/0.478176 − 1) = −15.17, the upper one unbounded (+2 000).
+        assert!(close(s.elo_ci95[0], -15.17, 0.01), "{:?}", s.elo_ci95);
+        assert_eq!(s.elo_ci95[1], 2000.0);
+        // 100 pairs all lost: q = 1 − 0.025^(1/100) = 0.0362167; elo(q) = −570.03.
+        let lost = Wdl {
+            wins: 0,
+            draws: 0,
+            losses: 200,
+        };
+        let s = Summary::new(&lost, &Pentanomial([100, 0, 0, 0, 0]), None);
+        assert!(s.elo_clamped && s.elo < -1000.0);
+        assert_eq!(s.elo_ci95[0], -2000.0);
+        assert!(close(s.elo_ci95[1], -570.03, 0.01), "{:?}", s.elo_ci95);
     }
 
     #[test]

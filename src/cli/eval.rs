@@ -19,14 +19,15 @@ use crate::game::RuleSet;
     Every opening is played twice, colours swapped; all figures are from --player's view. \
     The Elo interval is pentanomial (one trial per game pair).")]
 pub struct Args {
-    /// The player whose strength is measured (SPEC).
+    /// The player whose strength is measured (SPEC; default: --model).
     #[arg(long, conflicts_with = "model")]
     player: Option<String>,
-    /// Short for `--player model:PATH:sims=N` (with --sims).
+    /// Short for `--player model:PATH:sims=N` (with --sims); default: the shipped network
+    /// `checkpoints/oware-abapa`.
     #[arg(long, value_name = "PATH")]
     model: Option<PathBuf>,
     /// Simulations per move of --model.
-    #[arg(long, requires = "model", default_value_t = crate::arena::player::DEFAULT_SIMS)]
+    #[arg(long, conflicts_with = "player", default_value_t = crate::arena::player::DEFAULT_SIMS)]
     sims: u32,
     /// The opponent (SPEC).
     #[arg(long)]
@@ -52,11 +53,14 @@ pub struct Args {
     /// Games in flight at once (0 = all, up to 512; 64 with --sprt).
     #[arg(long, default_value_t = 0)]
     concurrency: usize,
+    /// Threads for alpha-beta players' moves (0 = one per core); results do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// Write the game records here (`# {result}` line, then `FEN;moves`, per game;
-    /// readable by `oware replay`).
+    /// Write the game records here, one game per line: `FEN;moves # {result as JSON}`
+    /// (readable by `oware replay`).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// No progress line on stderr.
@@ -132,6 +136,7 @@ pub fn run(a: Args) -> Result<()> {
         seed: a.seed,
         sprt,
         concurrency: a.concurrency,
+        threads: a.threads,
         ..MatchConfig::default()
     };
     // Fail on an unwritable --out before playing, not after.

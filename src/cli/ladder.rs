@@ -18,7 +18,7 @@ use crate::arena::{LadderConfig, MatchConfig, Openings, run_ladder};
     every step in quadrature."
 )]
 pub struct Args {
-    /// The checkpoint to rate.
+    /// The checkpoint to rate (default: the shipped network `checkpoints/oware-abapa`).
     #[arg(long, value_name = "PATH", conflicts_with = "player")]
     model: Option<PathBuf>,
     /// Simulations per move of --model.
@@ -42,6 +42,9 @@ pub struct Args {
     /// Rule set: abapa, awari, grand-slam-captures, ouril, traditional.
     #[arg(long, default_value = "abapa")]
     rules: String,
+    /// Threads for alpha-beta players' moves (0 = one per core); results do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -71,6 +74,7 @@ pub fn run(a: Args) -> Result<()> {
                 plies: a.openings_plies,
             },
             seed: a.seed,
+            threads: a.threads,
             ..MatchConfig::default()
         },
         max_depth: a.max_depth,

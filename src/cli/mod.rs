@@ -43,7 +43,8 @@ enum Command {
     Perft(perft::Args),
     /// Show a board diagram, the legal moves, and the result if the game is over.
     Show(show::Args),
-    /// Replay games from stdin (one per line: optional `FEN;` then moves) as JSON lines.
+    /// Replay games from stdin (one per line: optional `FEN;` then moves; text from `#`
+    /// on is a comment) as JSON lines.
     Replay(replay::Args),
     /// The network's raw answer for one position (policy logits, W/D/L, value, store
     /// difference) from a checkpoint or a run's latest checkpoint.

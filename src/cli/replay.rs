@@ -82,8 +82,12 @@ pub fn run(a: Args) -> Result<()> {
     let mut i = 0;
     for line in stdin.lines() {
         let line = line?;
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') {
+        // Text from `#` on is a comment (game records carry their result there).
+        let t = line
+            .split_once('#')
+            .map_or(line.as_str(), |(g, _)| g)
+            .trim();
+        if t.is_empty() {
             continue;
         }
         replay_line(i, t, rules, &mut w)?;

@@ -277,6 +277,12 @@ impl Config {
         if self.eval.every > 0 && self.eval.games == 0 {
             bail!("eval.games must be at least 1 when eval.every > 0");
         }
+        if self.eval.every > 0 {
+            self.eval
+                .opponent
+                .parse::<crate::arena::PlayerSpec>()
+                .map_err(|e| anyhow!("eval.opponent: {e}"))?;
+        }
         if self.eval.simulations == 0 {
             bail!("eval.simulations must be at least 1");
         }
@@ -352,6 +358,8 @@ mod tests {
         assert!(format!("{e:#}").contains("train.batch_size"), "{e:#}");
         let e = Config::from_toml("[game]\nrules = \"abapa2\"\n", &[]).unwrap_err();
         assert!(format!("{e:#}").contains("abapa2"), "{e:#}");
+        let e = Config::from_toml("[eval]\nopponent = \"alphabeta:dept=4\"\n", &[]).unwrap_err();
+        assert!(format!("{e:#}").contains("eval.opponent"), "{e:#}");
         let e = Config::from_toml("[search]\nsimulations = -1\n", &[]).unwrap_err();
         assert!(format!("{e:#}").contains("simulations"), "{e:#}");
     }
