@@ -1,99 +1,19 @@
 //! `oware engine --model`: a protocol session with MCTS over a (random-weight) network,
 //! through the binary.
 
-use std::io::{BufRead, BufReader, Write};
+mod common;
+
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use burn::tensor::Device;
+use common::{BIN, Engine, WAIT};
+
 use oware_zero::engine::client::EngineProcess;
 use oware_zero::game::{Game, Position, RuleSet};
-use oware_zero::net::ModelConfig;
-use oware_zero::net::checkpoint::{Manifest, save};
-
-const BIN: &str = env!("CARGO_BIN_EXE_oware");
-const WAIT: Duration = Duration::from_secs(30);
 
 fn checkpoint(dir: &Path) {
-    let cfg = ModelConfig {
-        width: 32,
-        ..ModelConfig::default()
-    };
-    let device = Device::flex();
-    device.seed(8);
-    let model = cfg.init(&device);
-    save(
-        dir,
-        &Manifest::new(&cfg, RuleSet::abapa(), 1, None),
-        &model,
-        None,
-    )
-    .unwrap();
-}
-
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Engine {
-    fn start(args: &[&str]) -> Engine {
-        let mut child = Command::new(BIN)
-            .arg("engine")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(stdout).lines() {
-                if tx.send(l.unwrap()).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn until(&mut self, prefix: &str) -> Vec<String> {
-        let mut seen = Vec::new();
-        loop {
-            let l = self
-                .lines
-                .recv_timeout(WAIT)
-                .unwrap_or_else(|e| panic!("no '{prefix}' ({e}); saw {seen:?}"));
-            let done = l.starts_with(prefix);
-            seen.push(l);
-            if done {
-                return seen;
-            }
-        }
-    }
-
-    fn quit(mut self) {
-        self.send("quit");
-        let status = self.child.wait().unwrap();
-        assert!(status.success(), "{status}");
-        let mut err = String::new();
-        std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut err).unwrap();
-        assert!(!err.contains("panicked"), "{err}");
-    }
+    common::random_checkpoint(dir, 8, 1);
 }
 
 #[test]

@@ -1,88 +1,16 @@
 //! `oware engine` through the binary: a protocol session, a whole game against itself,
 //! and the client (`EngineProcess`) against it.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
 use std::time::Duration;
+
+use common::{BIN, Engine, WAIT};
 
 use oware_zero::engine::client::{EngineError, EngineProcess};
 use oware_zero::game::{Game, Position, RuleSet, parse_move_letter};
-
-const BIN: &str = env!("CARGO_BIN_EXE_oware");
-const WAIT: Duration = Duration::from_secs(20);
-
-/// An engine process with its output as a channel of lines.
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Engine {
-    fn start(args: &[&str]) -> Engine {
-        let mut child = Command::new(BIN)
-            .arg("engine")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(stdout).lines() {
-                if tx.send(l.unwrap()).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Lines up to and including the first that starts with `prefix`.
-    fn until(&mut self, prefix: &str) -> Vec<String> {
-        let mut seen = Vec::new();
-        loop {
-            let l = self
-                .lines
-                .recv_timeout(WAIT)
-                .unwrap_or_else(|e| panic!("no '{prefix}' ({e}); saw {seen:?}"));
-            let done = l.starts_with(prefix);
-            seen.push(l);
-            if done {
-                return seen;
-            }
-        }
-    }
-
-    fn bestmove(&mut self) -> String {
-        let lines = self.until("bestmove ");
-        lines.last().unwrap()["bestmove ".len()..]
-            .trim()
-            .to_string()
-    }
-
-    fn quit(mut self) {
-        self.send("quit");
-        let status = self.child.wait().unwrap();
-        assert!(status.success(), "{status}");
-        let mut err = String::new();
-        std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut err).unwrap();
-        assert!(!err.contains("panicked"), "{err}");
-    }
-}
 
 #[test]
 fn a_protocol_session() {

@@ -1,31 +1,15 @@
 //! `oware play` and `oware analyze` through the binary, with a random-weight network.
 
+mod common;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use burn::tensor::Device;
-use oware_zero::game::RuleSet;
-use oware_zero::net::ModelConfig;
-use oware_zero::net::checkpoint::{Manifest, save};
-
-const BIN: &str = env!("CARGO_BIN_EXE_oware");
+use common::BIN;
 
 fn checkpoint(dir: &Path) {
-    let cfg = ModelConfig {
-        width: 32,
-        ..ModelConfig::default()
-    };
-    let device = Device::flex();
-    device.seed(9);
-    let model = cfg.init(&device);
-    save(
-        dir,
-        &Manifest::new(&cfg, RuleSet::abapa(), 5, None),
-        &model,
-        None,
-    )
-    .unwrap();
+    common::random_checkpoint(dir, 9, 5);
 }
 
 /// Runs `oware ARGS` with `input` on stdin; (exit code, stdout, stderr).
