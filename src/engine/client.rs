@@ -272,10 +272,21 @@ impl EngineProcess {
 
     fn send(&mut self, line: &str) -> Result<(), EngineError> {
         let r = writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush());
-        r.map_err(|source| EngineError::Send {
-            command: self.command.clone(),
-            line: line.to_string(),
-            source,
+        r.map_err(|source| {
+            // A closed pipe means the process is gone: say so, rather than leave the
+            // caller to tell a dead engine from an unwritable one by timing.
+            if source.kind() == std::io::ErrorKind::BrokenPipe {
+                EngineError::Exited {
+                    command: self.command.clone(),
+                    waiting_for: line.to_string(),
+                }
+            } else {
+                EngineError::Send {
+                    command: self.command.clone(),
+                    line: line.to_string(),
+                    source,
+                }
+            }
         })
     }
 
