@@ -96,18 +96,27 @@ pub(crate) fn progress_line(quiet: bool) -> impl FnMut(&MatchProgress) {
     }
 }
 
-pub fn run(a: Args) -> Result<()> {
-    let rules = super::parse_rules(&a.rules)?;
-    let player_spec = match (&a.player, &a.model) {
-        (Some(p), None) => p.clone(),
-        (None, Some(m)) => format!("model:{}:sims={}", m.display(), a.sims),
+/// The SPEC of the player to measure: `--player SPEC`, or `--model PATH` with `--sims`,
+/// or with neither the shipped network.
+pub(crate) fn player_spec(
+    player: Option<&str>,
+    model: Option<&std::path::Path>,
+    sims: u32,
+) -> Result<String> {
+    Ok(match (player, model) {
+        (Some(p), None) => p.to_string(),
+        (None, Some(m)) => format!("model:{}:sims={sims}", m.display()),
         (None, None) => format!(
-            "model:{}:sims={}",
-            crate::net::checkpoint::default_model_path().display(),
-            a.sims
+            "model:{}:sims={sims}",
+            crate::net::checkpoint::default_model_path().display()
         ),
         (Some(_), Some(_)) => anyhow::bail!("give --player SPEC or --model PATH, not both"),
-    };
+    })
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let rules = super::parse_rules(&a.rules)?;
+    let player_spec = player_spec(a.player.as_deref(), a.model.as_deref(), a.sims)?;
     let mut player = build_player("--player", &player_spec, rules, a.seed)?;
     let mut opponent = build_player("--opponent", &a.opponent, rules, a.seed ^ 1)?;
     let openings = match &a.openings {

@@ -55,16 +55,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<()> {
     let rules = super::parse_rules(&a.rules)?;
-    let spec = match (&a.player, &a.model) {
-        (Some(p), None) => p.clone(),
-        (None, Some(m)) => format!("model:{}:sims={}", m.display(), a.sims),
-        (None, None) => format!(
-            "model:{}:sims={}",
-            crate::net::checkpoint::default_model_path().display(),
-            a.sims
-        ),
-        (Some(_), Some(_)) => anyhow::bail!("give --player SPEC or --model PATH, not both"),
-    };
+    let spec = super::eval::player_spec(a.player.as_deref(), a.model.as_deref(), a.sims)?;
     let mut player = super::eval::build_player("--model", &spec, rules, a.seed)?;
     let cfg = LadderConfig {
         matches: MatchConfig {
