@@ -7,6 +7,7 @@ use anyhow::{Context, Result, anyhow};
 use plotters::prelude::*;
 
 use super::metrics::MetricsRow;
+use crate::arena::stats::score_of_elo;
 
 /// DejaVu Sans (free licence, see `fonts/DejaVu-LICENSE.txt`), embedded so plots render
 /// the same on every machine, with or without system fonts.
@@ -20,35 +21,48 @@ fn register_font() {
     });
 }
 
-/// One panel: named series of (minutes, value) points.
-fn panel(
-    area: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
-    title: &str,
-    series: &[(&str, Vec<(f64, f64)>)],
-) -> Result<()> {
-    let pts: Vec<&(f64, f64)> = series.iter().flat_map(|s| s.1.iter()).collect();
-    if pts.is_empty() {
-        area.titled(&format!("{title} (no data yet)"), ("sans-serif", 18))
-            .map_err(|e| anyhow!("{e}"))?;
-        return Ok(());
-    }
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for &&(x, y) in &pts {
-        x0 = x0.min(x);
-        x1 = x1.max(x);
+/// A measurement with its 95% interval, at a time in minutes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Banded {
+    x: f64,
+    y: f64,
+    low: f64,
+    high: f64,
+}
+
+/// The arena reports an interval end it cannot bound (every game won or lost) as ±2 000 Elo.
+const UNBOUNDED_ELO: f64 = 2000.0;
+
+/// The y range of a panel: the points, padded by 8% so nothing sits on the frame.
+fn y_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut y0, mut y1) = (f64::MAX, f64::MIN);
+    for y in values {
         y0 = y0.min(y);
         y1 = y1.max(y);
     }
-    if x1 <= x0 {
-        x1 = x0 + 1.0;
-    }
     let pad = ((y1 - y0) * 0.08).max(1e-3);
+    (y0 - pad, y1 + pad)
+}
+
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    BitMapBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+fn chart<'a, 'b>(
+    area: &'a DrawingArea<BitMapBackend<'b>, plotters::coord::Shift>,
+    title: &str,
+    x: (f64, f64),
+    y: (f64, f64),
+) -> Result<Chart<'a, 'b>> {
+    let x1 = if x.1 <= x.0 { x.0 + 1.0 } else { x.1 };
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 18))
         .margin(8)
         .x_label_area_size(30)
         .y_label_area_size(50)
-        .build_cartesian_2d(x0..x1, (y0 - pad)..(y1 + pad))
+        .build_cartesian_2d(x.0..x1, y.0..y.1)
         .map_err(|e| anyhow!("{e}"))?;
     chart
         .configure_mesh()
@@ -56,6 +70,52 @@ fn panel(
         .label_style(("sans-serif", 12))
         .draw()
         .map_err(|e| anyhow!("{e}"))?;
+    Ok(chart)
+}
+
+fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, at: SeriesLabelPosition) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .position(at)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 12))
+        .draw()
+        .map_err(|e| anyhow!("{e}"))
+}
+
+fn no_data(
+    area: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
+    title: &str,
+) -> Result<()> {
+    area.titled(&format!("{title} (no data yet)"), ("sans-serif", 18))
+        .map_err(|e| anyhow!("{e}"))?;
+    Ok(())
+}
+
+/// Where a panel's legend goes.
+enum Legend {
+    At(SeriesLabelPosition),
+    /// At the right, its top at this data value: for curves that leave a known band free.
+    RightBelow(f64),
+}
+
+/// One panel: named series of (minutes, value) points.
+fn panel(
+    area: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
+    title: &str,
+    series: &[(&str, Vec<(f64, f64)>)],
+    legend_at: Legend,
+) -> Result<()> {
+    let pts: Vec<&(f64, f64)> = series.iter().flat_map(|s| s.1.iter()).collect();
+    if pts.is_empty() {
+        return no_data(area, title);
+    }
+    let x = (
+        pts.iter().map(|p| p.0).fold(f64::MAX, f64::min),
+        pts.iter().map(|p| p.0).fold(f64::MIN, f64::max),
+    );
+    let mut chart = chart(area, title, x, y_range(pts.iter().map(|p| p.1)))?;
     let colors = [BLUE, RED, GREEN, MAGENTA, CYAN];
     for (k, (name, s)) in series.iter().enumerate() {
         let c = colors[k % colors.len()];
@@ -68,14 +128,100 @@ fn panel(
             .draw_series(s.iter().map(|&(x, y)| Circle::new((x, y), 2, c.filled())))
             .map_err(|e| anyhow!("{e}"))?;
     }
+    let at = match legend_at {
+        Legend::At(at) => at,
+        Legend::RightBelow(y) => {
+            // Data coordinates to the plotting area's pixels; the legend is about 170 px wide.
+            let base = chart.plotting_area().get_base_pixel();
+            let (w, _) = chart.plotting_area().dim_in_pixel();
+            let (_, py) = chart.backend_coord(&(x.0, y));
+            SeriesLabelPosition::Coordinate(w as i32 - 175, py - base.1)
+        }
+    };
+    legend(&mut chart, at)
+}
+
+/// One panel: a measured series as a line, its 95% interval as a shaded band. The y range
+/// fits the estimates and the bounded interval ends; an end beyond the range (an unbounded
+/// one above all) is drawn at the frame.
+fn band_panel(
+    area: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
+    title: &str,
+    name: &str,
+    pts: &[Banded],
+    bounded: impl Fn(f64) -> bool,
+) -> Result<()> {
+    if pts.is_empty() {
+        return no_data(area, title);
+    }
+    let x = (pts[0].x, pts[pts.len() - 1].x);
+    let y = y_range(
+        pts.iter()
+            .flat_map(|p| [p.y, p.low, p.high])
+            .filter(|&v| bounded(v)),
+    );
+    let clip = |v: f64| v.clamp(y.0, y.1);
+    let mut chart = chart(area, title, x, y)?;
+    let mut outline: Vec<(f64, f64)> = pts.iter().map(|p| (p.x, clip(p.high))).collect();
+    outline.extend(pts.iter().rev().map(|p| (p.x, clip(p.low))));
     chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 12))
-        .draw()
+        .draw_series(std::iter::once(Polygon::new(
+            outline,
+            BLUE.mix(0.15).filled(),
+        )))
+        .map_err(|e| anyhow!("{e}"))?
+        .label("95% interval")
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], BLUE.mix(0.15).filled()));
+    chart
+        .draw_series(LineSeries::new(
+            pts.iter().map(|p| (p.x, clip(p.y))),
+            BLUE.stroke_width(2),
+        ))
+        .map_err(|e| anyhow!("{e}"))?
+        .label(name)
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLUE.stroke_width(2)));
+    chart
+        .draw_series(
+            pts.iter()
+                .map(|p| Circle::new((p.x, clip(p.y)), 2, BLUE.filled())),
+        )
         .map_err(|e| anyhow!("{e}"))?;
-    Ok(())
+    // Scores and Elo rise over a run: the lower right corner is where they are not.
+    legend(&mut chart, SeriesLabelPosition::LowerRight)
+}
+
+/// The evaluations against `opponent`, in order, as Elo and as score per game. The
+/// score's interval is the Elo interval mapped back through the logistic curve.
+fn evaluations(rows: &[MetricsRow], opponent: &str) -> (Vec<Banded>, Vec<Banded>) {
+    let mut elo = Vec::new();
+    let mut score = Vec::new();
+    for r in rows {
+        if r.eval_opponent.as_deref() != Some(opponent) {
+            continue;
+        }
+        let x = r.wall_seconds / 60.0;
+        if let (Some(e), Some(lo), Some(hi)) = (r.eval_elo, r.eval_elo_low, r.eval_elo_high) {
+            elo.push(Banded {
+                x,
+                y: e,
+                low: lo,
+                high: hi,
+            });
+        }
+        if let Some(s) = r.eval_score {
+            let (lo, hi) = match (r.eval_elo_low, r.eval_elo_high) {
+                (Some(lo), Some(hi)) => (score_of_elo(lo), score_of_elo(hi)),
+                _ => (s, s),
+            };
+            score.push(Banded {
+                x,
+                y: s,
+                low: lo.min(s),
+                high: hi.max(s),
+            });
+        }
+    }
+    (elo, score)
 }
 
 /// Draws `learning-curves.png` (losses, evaluation score, Elo, game length) from the rows.
@@ -89,11 +235,6 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path) -> Result<()> {
         let m = |r: &MetricsRow| r.wall_seconds / 60.0;
         let line =
             |f: &dyn Fn(&MetricsRow) -> f64| rows.iter().map(|r| (m(r), f(r))).collect::<Vec<_>>();
-        let opt = |f: &dyn Fn(&MetricsRow) -> Option<f64>| {
-            rows.iter()
-                .filter_map(|r| f(r).map(|v| (m(r), v)))
-                .collect::<Vec<_>>()
-        };
         panel(
             &areas[0],
             "training losses",
@@ -102,26 +243,27 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path) -> Result<()> {
                 ("value (W/D/L)", line(&|r| r.value_loss)),
                 ("store diff", line(&|r| r.store_diff_loss)),
             ],
+            Legend::At(SeriesLabelPosition::UpperRight),
         )?;
+        // A run resumed with another opponent has evaluations against each: the panels
+        // show the latest opponent's, since scores against different opponents do not
+        // belong on one curve.
         let opponent = rows
             .iter()
             .rev()
             .find_map(|r| r.eval_opponent.clone())
             .unwrap_or_else(|| "baseline".into());
-        panel(
+        let (elo, score) = evaluations(rows, &opponent);
+        band_panel(
             &areas[1],
             &format!("score vs {opponent}"),
-            &[("score", opt(&|r| r.eval_score))],
+            "score",
+            &score,
+            |_| true,
         )?;
-        panel(
-            &areas[2],
-            &format!("Elo vs {opponent} (95% CI)"),
-            &[
-                ("Elo", opt(&|r| r.eval_elo)),
-                ("low", opt(&|r| r.eval_elo_low)),
-                ("high", opt(&|r| r.eval_elo_high)),
-            ],
-        )?;
+        band_panel(&areas[2], &format!("Elo vs {opponent}"), "Elo", &elo, |v| {
+            v.abs() < UNBOUNDED_ELO
+        })?;
         panel(
             &areas[3],
             "self-play",
@@ -133,6 +275,8 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path) -> Result<()> {
                 ("draw rate", line(&|r| r.draw_rate)),
                 ("value accuracy", line(&|r| r.value_accuracy)),
             ],
+            // Between the draw rate (near 0.1) and the accuracy and length (0.7 and up).
+            Legend::RightBelow(0.6),
         )?;
         root.present().map_err(|e| anyhow!("{e}"))?;
     }
@@ -144,17 +288,37 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path) -> Result<()> {
 mod tests {
     use super::*;
 
+    fn row(i: u32, opponent: Option<&str>, elo: [f64; 3], score: f64) -> MetricsRow {
+        MetricsRow {
+            iteration: i,
+            wall_seconds: 60.0 * i as f64,
+            policy_loss: 2.0 / i as f64,
+            value_loss: 1.0 / i as f64,
+            eval_opponent: opponent.map(str::to_string),
+            eval_score: opponent.map(|_| score),
+            eval_elo: opponent.map(|_| elo[0]),
+            eval_elo_low: opponent.map(|_| elo[1]),
+            eval_elo_high: opponent.map(|_| elo[2]),
+            ..MetricsRow::default()
+        }
+    }
+
     #[test]
     fn draws_a_png() {
-        let rows: Vec<MetricsRow> = (1..=5)
-            .map(|i| MetricsRow {
-                iteration: i,
-                wall_seconds: 60.0 * i as f64,
-                policy_loss: 2.0 / i as f64,
-                value_loss: 1.0 / i as f64,
-                eval_score: (i % 2 == 0).then_some(0.1 * i as f64),
-                eval_elo: (i % 2 == 0).then_some(10.0 * i as f64),
-                ..MetricsRow::default()
+        // Evaluations every other row, one of them a perfect score with an unbounded end.
+        let rows: Vec<MetricsRow> = (1..=6)
+            .map(|i| {
+                let e = if i == 6 {
+                    [919.5, 446.0, UNBOUNDED_ELO]
+                } else {
+                    [10.0 * i as f64, -50.0, 80.0 * i as f64]
+                };
+                row(
+                    i,
+                    (i % 2 == 0).then_some("alphabeta:depth=8"),
+                    e,
+                    0.1 * i as f64,
+                )
             })
             .collect();
         let d = tempfile::tempdir().unwrap();
@@ -163,5 +327,27 @@ mod tests {
         let bytes = std::fs::read(&p).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
         assert!(bytes.len() > 10_000);
+        // Also with no evaluation at all, and with a single row.
+        learning_curves(&rows[..1], &p).unwrap();
+        assert_eq!(&std::fs::read(&p).unwrap()[1..4], b"PNG");
+    }
+
+    #[test]
+    fn evaluations_keep_the_latest_opponent_and_map_the_interval_to_scores() {
+        let rows = vec![
+            row(1, Some("alphabeta:depth=6"), [100.0, 0.0, 200.0], 0.64),
+            row(2, None, [0.0; 3], 0.0),
+            row(3, Some("alphabeta:depth=8"), [0.0, -100.0, 100.0], 0.5),
+            row(4, Some("alphabeta:depth=8"), [919.5, 446.0, 2000.0], 1.0),
+        ];
+        let (elo, score) = evaluations(&rows, "alphabeta:depth=8");
+        assert_eq!(elo.len(), 2);
+        assert_eq!((elo[0].x, elo[1].x), (3.0, 4.0));
+        assert_eq!((elo[1].low, elo[1].high), (446.0, 2000.0));
+        // ±100 Elo is a score of 1/(1 + 10^(∓1/4)) = 0.3599 and 0.6401.
+        assert!((score[0].low - 0.3599).abs() < 1e-4, "{:?}", score[0]);
+        assert!((score[0].high - 0.6401).abs() < 1e-4, "{:?}", score[0]);
+        // A perfect score keeps 1.0 inside its band even where the mapped end rounds below.
+        assert!(score[1].low < 1.0 && score[1].high >= 1.0 && score[1].y == 1.0);
     }
 }
