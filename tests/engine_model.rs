@@ -115,7 +115,7 @@ fn a_whole_game_against_alpha_beta_through_the_client() {
     let ck = tmp.path().join("ck");
     checkpoint(&ck);
     let net = format!("'{BIN}' engine --model '{}' --sims 64", ck.display());
-    let ab = format!("'{BIN}' engine --tt-mb 2");
+    let ab = format!("'{BIN}' engine --alphabeta --tt-mb 2");
     let mut engines = [
         EngineProcess::start(&net, WAIT).unwrap(),
         EngineProcess::start(&ab, WAIT).unwrap(),
@@ -153,4 +153,49 @@ fn a_missing_model_is_a_clear_error() {
         err.contains("/no/such/checkpoint") && err.contains("does not exist"),
         "{err}"
     );
+}
+
+#[test]
+fn without_model_the_engine_plays_the_shipped_network() {
+    // `oware engine` with no arguments: what a GUI such as Aualé runs. The shipped network
+    // (checkpoints/oware-abapa) is loaded, and it finds RULES.md example 4's winning C.
+    let mut e = Engine::start(&[]);
+    e.send("uci");
+    let lines = e.until("uciok");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("id name oware-zero mcts")),
+        "{lines:?}"
+    );
+    e.send("position fen 0-0-8-0-0-1-1-1-1-1-2-3-15-15-S");
+    e.send("go nodes 200");
+    assert_eq!(e.bestmove(), "C");
+    e.quit();
+}
+
+#[test]
+fn alphabeta_options_need_alphabeta() {
+    // `--tt-mb` belongs to the alpha-beta engine, `--sims` to the network: clap names the
+    // clash, and nothing is served.
+    for args in [
+        &["engine", "--tt-mb", "4"][..],
+        &["engine", "--alphabeta", "--sims", "64"],
+        &[
+            "engine",
+            "--alphabeta",
+            "--model",
+            "checkpoints/oware-abapa",
+        ],
+    ] {
+        let o = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("--"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
 }

@@ -14,7 +14,7 @@ use oware_zero::game::{Game, Position, RuleSet, parse_move_letter};
 
 #[test]
 fn a_protocol_session() {
-    let mut e = Engine::start(&["--tt-mb", "4"]);
+    let mut e = Engine::start(&["--alphabeta", "--tt-mb", "4"]);
     e.send("uci");
     let lines = e.until("uciok");
     assert!(lines.iter().any(|l| l.starts_with("id name ")), "{lines:?}");
@@ -102,8 +102,8 @@ fn a_protocol_session() {
 fn the_engine_plays_a_whole_game_against_itself() {
     // Two processes, one per side; every move is checked by `Game`.
     let mut engines = [
-        Engine::start(&["--tt-mb", "2"]),
-        Engine::start(&["--tt-mb", "2"]),
+        Engine::start(&["--alphabeta", "--tt-mb", "2"]),
+        Engine::start(&["--alphabeta", "--tt-mb", "2"]),
     ];
     for e in &mut engines {
         e.send("uci");
@@ -140,7 +140,7 @@ fn the_engine_plays_a_whole_game_against_itself() {
 
 #[test]
 fn the_client_drives_oware_engine() {
-    let cmd = format!("'{BIN}' engine --tt-mb 2");
+    let cmd = format!("'{BIN}' engine --alphabeta --tt-mb 2");
     let mut e = EngineProcess::start(&cmd, WAIT).unwrap();
     assert!(e.name().contains("oware-zero"), "{}", e.name());
     assert!(e.options().iter().any(|o| o.name == "Rules"));
@@ -202,7 +202,7 @@ fn the_client_reports_broken_engines() {
 #[test]
 fn end_of_input_lets_a_limited_search_finish() {
     let mut child = Command::new(BIN)
-        .args(["engine", "--tt-mb", "2"])
+        .args(["engine", "--alphabeta", "--tt-mb", "2"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

@@ -161,7 +161,10 @@ fn bad_input_is_a_clear_error_not_a_panic() {
 }
 
 fn engine_spec(extra: &str) -> String {
-    format!("engine:\"{} engine\"{extra}", env!("CARGO_BIN_EXE_oware"))
+    format!(
+        "engine:\"{} engine --alphabeta\"{extra}",
+        env!("CARGO_BIN_EXE_oware")
+    )
 }
 
 #[test]
