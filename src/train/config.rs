@@ -200,11 +200,22 @@ impl Config {
     pub fn from_toml(text: &str, overrides: &[String]) -> Result<Config> {
         let mut value: toml::Table =
             toml::from_str(text).map_err(|e| anyhow!("{}", e.to_string().trim()))?;
+        let parse = |t: &toml::Table| {
+            t.clone()
+                .try_into::<Config>()
+                .map_err(|e| anyhow!("{}", e.to_string().trim()))
+        };
+        // A value that fails to parse is blamed on the `--set` that brought it in, when the
+        // table parsed before that override.
+        let mut parsed = overrides.is_empty() || parse(&value).is_ok();
         for o in overrides {
             apply_override(&mut value, o)?;
+            match parse(&value) {
+                Err(e) if parsed => return Err(e.context(format!("--set '{o}'"))),
+                r => parsed = r.is_ok(),
+            }
         }
-        let cfg: Config =
-            toml::Table::try_into(value).map_err(|e| anyhow!("{}", e.to_string().trim()))?;
+        let cfg = parse(&value)?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -381,6 +392,28 @@ mod tests {
         let e = Config::from_toml("", &["train.nope=1".into()]).unwrap_err();
         assert!(format!("{e:#}").contains("nope"), "{e:#}");
         assert!(Config::from_toml("", &["novalue".into()]).is_err());
+    }
+
+    #[test]
+    fn a_bad_override_is_named_as_the_override() {
+        let e = Config::from_toml(
+            "[train]\nbatch_size = 64\n",
+            &["train.batch_size=abc".into()],
+        )
+        .unwrap_err();
+        let m = format!("{e:#}");
+        assert!(m.contains("--set 'train.batch_size=abc'"), "{m}");
+        assert!(m.contains("train.batch_size") && m.contains("usize"), "{m}");
+        // A fault already in the file is not blamed on a good override.
+        let e = Config::from_toml("[train]\nbatch_size = \"x\"\n", &["seed=3".into()]).unwrap_err();
+        assert!(!format!("{e:#}").contains("--set"), "{e:#}");
+        // An override can repair the file's fault, then a later one is judged on its own.
+        let e = Config::from_toml(
+            "[train]\nbatch_size = \"x\"\n",
+            &["train.batch_size=8".into(), "seed=minus".into()],
+        )
+        .unwrap_err();
+        assert!(format!("{e:#}").contains("--set 'seed=minus'"), "{e:#}");
     }
 }
 
