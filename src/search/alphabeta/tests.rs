@@ -315,3 +315,151 @@ fn row_term_match() {
     }
     println!("row term {weight} cp/seed at depth {depth}: +{wins} ={draws} -{losses}");
 }
+
+/// A sparse endgame after a long random game, with a few more moves so that the history
+/// since the last capture grows; `None` if the game ended.
+fn sparse_endgame(rules: RuleSet, rng: &mut Rng, max_seeds: u8) -> Option<Game> {
+    let mut g = Game::new(rules, Position::start());
+    while !g.is_over() && g.position().board_seeds() > max_seeds {
+        let a = rng.pick_bit(g.legal_moves());
+        g.play(a).unwrap();
+    }
+    for _ in 0..rng.below(16) {
+        if g.is_over() {
+            break;
+        }
+        let a = rng.pick_bit(g.legal_moves());
+        g.play(a).unwrap();
+    }
+    (!g.is_over()).then_some(g)
+}
+
+/// Looks for positions where a search with one table guard switched off differs from
+/// the guarded search, and prints them with the minimax value (the guarded search must
+/// equal it). `GUARD_SCAN=N` positions (default 20 000), `GUARD_SEED`.
+/// `cargo test --release --lib guard_scan -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn guard_scan() {
+    let n: usize = std::env::var("GUARD_SCAN").map_or(20_000, |v| v.parse().unwrap());
+    let seed: u64 = std::env::var("GUARD_SEED").map_or(1, |v| v.parse().unwrap());
+    let mut rng = Rng::new(seed);
+    let mut found = 0;
+    for i in 0..n {
+        let rules = if i % 2 == 0 {
+            RuleSet::abapa()
+        } else {
+            RuleSet::from_preset(Preset::Awari)
+        };
+        let Some(g) = sparse_endgame(rules, &mut rng, 4 + (i % 5) as u8) else {
+            continue;
+        };
+        let depth = 10 + (i % 7) as u32;
+        let mut ab = AlphaBeta::new(rules, 1);
+        let want = ab.search(&g, &Limits::depth(depth)).score_cp;
+        for (name, guards) in [
+            (
+                "store",
+                Guards {
+                    store: false,
+                    cycle: true,
+                },
+            ),
+            (
+                "cycle",
+                Guards {
+                    store: true,
+                    cycle: false,
+                },
+            ),
+        ] {
+            let mut off = AlphaBeta::new(rules, 1);
+            off.guards = guards;
+            let got = off.search(&g, &Limits::depth(depth)).score_cp;
+            if got != want {
+                let exact = minimax(&g, depth, 0);
+                found += 1;
+                println!(
+                    "{name} guard off: {rules} depth {depth} fen {} moves {}: guarded {want}, \
+                     unguarded {got}, minimax {exact}",
+                    g.start(),
+                    g.move_text()
+                );
+            }
+        }
+    }
+    println!("{found} differences in {n} positions");
+}
+
+/// For each (rules, depth, moves from the start) found by `guard_scan`: the guarded
+/// search equals plain minimax, and the search with `guards` does not, so the test fails
+/// if that guard goes.
+fn guard_is_needed(cases: &[(Preset, u32, &str)], guards: Guards) {
+    for &(preset, depth, moves) in cases {
+        let rules = RuleSet::from_preset(preset);
+        let mut g = Game::new(rules, Position::start());
+        g.play_text(moves).unwrap();
+        let want = minimax(&g, depth, 0);
+        let got = AlphaBeta::new(rules, 1).search(&g, &Limits::depth(depth));
+        assert_eq!(got.score_cp, want, "{rules} {moves}");
+        let mut off = AlphaBeta::new(rules, 1);
+        off.guards = guards;
+        let wrong = off.search(&g, &Limits::depth(depth));
+        assert_ne!(
+            wrong.score_cp, want,
+            "{rules} {moves}: {guards:?} is not needed here"
+        );
+    }
+}
+
+/// A table entry whose subtree reaches back into the current path: used for a cutoff
+/// there, its score ignores a repetition that this path would meet.
+#[test]
+fn the_cycle_guard_keeps_the_search_exact() {
+    guard_is_needed(
+        &[
+            (
+                Preset::Abapa,
+                15,
+                "FeCbAaDaEdAaFfEcAaEfCeAaBaEcAeBfDaBcFfEeFcAdAeBbFaEfEdBaFeAaDaFfAaEbFeCcDdEfFeDa\
+                 EdFcCdDfEbFaAeBcCf",
+            ),
+            (
+                Preset::Awari,
+                14,
+                "EeAcEaAdBfDbBcCcAbDaEbCeFcDeAaCbFdDbAeFbDdEcCeDaAeEfAeCcDfBfCcDbEbBfCdCaAeAfAdBd\
+                 CeDaFaEcCeFfDbEcAbDaFaCbBdBfEeFf",
+            ),
+        ],
+        Guards {
+            store: true,
+            cycle: false,
+        },
+    );
+}
+
+/// A score that a repetition below it shaped, stored and then used on another path to
+/// the same position where that repetition cannot happen.
+#[test]
+fn the_store_guard_keeps_the_search_exact() {
+    guard_is_needed(
+        &[
+            (
+                Preset::Abapa,
+                14,
+                "AeEfDdDeFaEdAaEcCeBeCfCcEcBeCbFaDaBfDbBdCcAcCfBeDbBdBeCbAaDfAcEeDdCcFcEdCfAaCbEd\
+                 DaBaDbEeBbAdFfCbAaBdCbDcEfCdFcBbCaDeAcBbDfEcFbAdCeAfAcBdCeDfEaA",
+            ),
+            (
+                Preset::Awari,
+                14,
+                "EdDcAdDbCbFeBcDaEdBfEeAaEbEeCeBdBbFdEcEaFfDbEcCfBeFdAbCeAaFfDbFcEeAaBcCbFfDaEcFb\
+                 AcBaCbDdBeFcEfFdAeBfCaDaEaA",
+            ),
+        ],
+        Guards {
+            store: false,
+            cycle: true,
+        },
+    );
+}
