@@ -120,6 +120,29 @@ pub(crate) fn parse_rules(name: &str) -> Result<RuleSet> {
     name.parse::<RuleSet>().context("--rules")
 }
 
+/// `--fen`, `--moves` and `--rules`: the position a command looks at.
+#[derive(clap::Args, Debug)]
+pub(crate) struct PositionArgs {
+    /// Position (FEN, as in RULES.md); default: the start. Give the position at the last
+    /// capture and the moves since with --moves, so repetition is seen.
+    #[arg(long)]
+    fen: Option<String>,
+    /// Moves to play first (`FfBe` or "F f B e").
+    #[arg(long)]
+    moves: Option<String>,
+    /// Rule set: abapa, awari, grand-slam-captures, ouril, traditional.
+    #[arg(long, default_value = "abapa")]
+    rules: String,
+}
+
+impl PositionArgs {
+    /// The game: the rules, the position, the moves played from it.
+    pub(crate) fn game(&self) -> Result<Game> {
+        let rules = parse_rules(&self.rules)?;
+        game_from(rules, self.fen.as_deref(), self.moves.as_deref())
+    }
+}
+
 /// Builds a game from `--fen` (default: the start) and `--moves`.
 pub(crate) fn game_from(rules: RuleSet, fen: Option<&str>, moves: Option<&str>) -> Result<Game> {
     let start = match fen {

@@ -8,16 +8,8 @@ use crate::search::{AlphaBeta, Limits};
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("limit").required(true).args(["depth", "movetime", "nodes"])))]
 pub struct Args {
-    /// Position (FEN, as in RULES.md); default: the start. Give the position at the last
-    /// capture and the moves since with --moves, so repetition is seen.
-    #[arg(long)]
-    fen: Option<String>,
-    /// Moves to play first (`FfBe` or "F f B e").
-    #[arg(long)]
-    moves: Option<String>,
-    /// Rule set: abapa, awari, grand-slam-captures, ouril, traditional.
-    #[arg(long, default_value = "abapa")]
-    rules: String,
+    #[command(flatten)]
+    position: super::PositionArgs,
     /// Search exactly this many plies (1 to 64; deterministic).
     #[arg(long)]
     depth: Option<u32>,
@@ -37,7 +29,6 @@ pub struct Args {
 
 /// Runs the subcommand with its parsed arguments.
 pub fn run(a: Args) -> Result<()> {
-    let rules = super::parse_rules(&a.rules)?;
     if let Some(d) = a.depth
         && !(1..=crate::search::alphabeta::MAX_DEPTH).contains(&d)
     {
@@ -52,7 +43,8 @@ pub fn run(a: Args) -> Result<()> {
     if a.tt_mb == 0 || a.tt_mb > 65_536 {
         bail!("--tt-mb {}: expected 1 to 65536 MiB", a.tt_mb);
     }
-    let game = super::game_from(rules, a.fen.as_deref(), a.moves.as_deref())?;
+    let game = a.position.game()?;
+    let rules = game.rules();
     let limits = Limits {
         depth: a.depth,
         nodes: a.nodes,

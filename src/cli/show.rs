@@ -7,20 +7,13 @@ use crate::game::{diagram, mask_letters};
 /// Arguments of `oware show`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Position (FEN, as in RULES.md); default: the start.
-    #[arg(long)]
-    fen: Option<String>,
-    /// Moves to play first (`FfBe` or "F f B e").
-    #[arg(long)]
-    moves: Option<String>,
-    /// Rule set: abapa, awari, grand-slam-captures, ouril, traditional.
-    #[arg(long, default_value = "abapa")]
-    rules: String,
+    #[command(flatten)]
+    position: super::PositionArgs,
 }
 
 pub fn run(a: Args) -> Result<()> {
-    let rules = super::parse_rules(&a.rules)?;
-    let game = super::game_from(rules, a.fen.as_deref(), a.moves.as_deref())?;
+    let game = a.position.game()?;
+    let rules = game.rules();
     let p = game.position();
     let mut s = diagram(p);
     s.push_str(&format!("position {p}\nrules {rules}\n"));

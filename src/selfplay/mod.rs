@@ -236,7 +236,15 @@ fn worker(
             pending: Vec::with_capacity(256),
         })
         .collect();
-    let mut next = 0usize;
+    let mut queue = GameQueue {
+        ids,
+        next: 0,
+        cfg,
+        mcts,
+        rules,
+        seed,
+        progress,
+    };
     let mut out = WorkerOutput {
         finished: Vec::with_capacity(ids.len()),
         simulations: 0,
@@ -245,19 +253,7 @@ fn worker(
     };
     let mut sims_reported = 0u64;
     for i in 0..slots {
-        start_game(
-            &mut b,
-            &mut state[i],
-            i,
-            ids,
-            &mut next,
-            cfg,
-            mcts,
-            rules,
-            seed,
-            &mut out,
-            progress,
-        );
+        queue.start_game(&mut b, &mut state[i], i, &mut out);
     }
     while state.iter().any(|s| s.active) {
         b.step(&mut timed);
@@ -281,19 +277,7 @@ fn worker(
             progress.moves.fetch_add(1, Ordering::Relaxed);
             if !begin_search(&mut b, &mut state[i], i, mcts) {
                 finish_game(&b, &mut state[i], i, &mut out, progress);
-                start_game(
-                    &mut b,
-                    &mut state[i],
-                    i,
-                    ids,
-                    &mut next,
-                    cfg,
-                    mcts,
-                    rules,
-                    seed,
-                    &mut out,
-                    progress,
-                );
+                queue.start_game(&mut b, &mut state[i], i, &mut out);
             }
         }
         progress
@@ -307,48 +291,54 @@ fn worker(
     out
 }
 
-/// Starts the next game in slot `i` (or parks the slot when none is left): a random
-/// opening, then the first search.
-#[allow(clippy::too_many_arguments)]
-fn start_game(
-    b: &mut BatchSearch,
-    st: &mut SlotState,
-    i: usize,
-    ids: &[u64],
-    next: &mut usize,
-    cfg: &SelfPlayConfig,
-    mcts: &MctsConfig,
+/// The games a worker still has to start, and what starting one needs.
+struct GameQueue<'a> {
+    ids: &'a [u64],
+    next: usize,
+    cfg: &'a SelfPlayConfig,
+    mcts: &'a MctsConfig,
     rules: RuleSet,
     seed: u64,
-    out: &mut WorkerOutput,
-    progress: &Progress,
-) {
-    loop {
-        if *next >= ids.len() {
-            st.active = false;
-            return;
-        }
-        st.id = ids[*next];
-        *next += 1;
-        st.active = true;
-        st.pending.clear();
-        let mut rng = Rng::stream(seed, st.id);
-        let mut game = Game::new(rules, Position::start());
-        let k = rng.below(cfg.opening_plies + 1);
-        for _ in 0..k {
-            let m = game.legal_moves();
-            if m == 0 {
-                break;
+    progress: &'a Progress,
+}
+
+impl GameQueue<'_> {
+    /// Starts the next game in slot `i` (or parks the slot when none is left): a random
+    /// opening, then the first search.
+    fn start_game(
+        &mut self,
+        b: &mut BatchSearch,
+        st: &mut SlotState,
+        i: usize,
+        out: &mut WorkerOutput,
+    ) {
+        loop {
+            let Some(&id) = self.ids.get(self.next) else {
+                st.active = false;
+                return;
+            };
+            st.id = id;
+            self.next += 1;
+            st.active = true;
+            st.pending.clear();
+            let mut rng = Rng::stream(self.seed, st.id);
+            let mut game = Game::new(self.rules, Position::start());
+            let k = rng.below(self.cfg.opening_plies + 1);
+            for _ in 0..k {
+                let m = game.legal_moves();
+                if m == 0 {
+                    break;
+                }
+                game.play(rng.pick_bit(m)).expect("a legal random move");
             }
-            game.play(rng.pick_bit(m)).expect("a legal random move");
+            b.set_game(i, game);
+            *b.rng(i) = rng;
+            if begin_search(b, st, i, self.mcts) {
+                return;
+            }
+            // The opening (or the forced moves after it) ended the game: record it, go on.
+            finish_game(b, st, i, out, self.progress);
         }
-        b.set_game(i, game);
-        *b.rng(i) = rng;
-        if begin_search(b, st, i, mcts) {
-            return;
-        }
-        // The opening (or the forced moves after it) ended the game: record it, go on.
-        finish_game(b, st, i, out, progress);
     }
 }
 
