@@ -16,12 +16,8 @@ fn checkpoint(dir: &Path) {
     common::random_checkpoint(dir, 8, 1);
 }
 
-#[test]
-fn a_session_with_a_network() {
-    let tmp = tempfile::tempdir().unwrap();
-    let ck = tmp.path().join("ck");
-    checkpoint(&ck);
-    let mut e = Engine::start(&["--model", ck.to_str().unwrap()]);
+/// Sends `uci`; the engine must name itself as the MCTS engine. Returns its lines.
+fn uci_as_mcts(e: &mut Engine) -> Vec<String> {
     e.send("uci");
     let lines = e.until("uciok");
     assert!(
@@ -30,6 +26,16 @@ fn a_session_with_a_network() {
             .any(|l| l.starts_with("id name oware-zero mcts")),
         "{lines:?}"
     );
+    lines
+}
+
+#[test]
+fn a_session_with_a_network() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ck = tmp.path().join("ck");
+    checkpoint(&ck);
+    let mut e = Engine::start(&["--model", ck.to_str().unwrap()]);
+    let lines = uci_as_mcts(&mut e);
     assert!(
         lines
             .iter()
@@ -160,14 +166,7 @@ fn without_model_the_engine_plays_the_shipped_network() {
     // `oware engine` with no arguments: what a GUI such as Aualé runs. The shipped network
     // (checkpoints/oware-abapa) is loaded, and it finds RULES.md example 4's winning C.
     let mut e = Engine::start(&[]);
-    e.send("uci");
-    let lines = e.until("uciok");
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("id name oware-zero mcts")),
-        "{lines:?}"
-    );
+    uci_as_mcts(&mut e);
     e.send("position fen 0-0-8-0-0-1-1-1-1-1-2-3-15-15-S");
     e.send("go nodes 200");
     assert_eq!(e.bestmove(), "C");

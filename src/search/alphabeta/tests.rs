@@ -124,22 +124,9 @@ fn equals_minimax_in_endgames(preset: Preset, positions: usize, seed: u64) {
     let mut done = 0;
     let mut with_repetition = 0;
     while done < positions {
-        let mut g = Game::new(rules, Position::start());
-        while !g.is_over() && g.position().board_seeds() > 9 {
-            let a = rng.pick_bit(g.legal_moves());
-            g.play(a).unwrap();
-        }
-        // A few more moves so the history since the last capture grows.
-        for _ in 0..rng.below(12) {
-            if g.is_over() {
-                break;
-            }
-            let a = rng.pick_bit(g.legal_moves());
-            g.play(a).unwrap();
-        }
-        if g.is_over() {
+        let Some(g) = sparse_endgame(rules, &mut rng, 9, 12) else {
             continue;
-        }
+        };
         let depth = 8 + (done % 6) as u32;
         let want = minimax(&g, depth, 0);
         let got = ab.search(&g, &Limits::depth(depth));
@@ -316,15 +303,16 @@ fn row_term_match() {
     println!("row term {weight} cp/seed at depth {depth}: +{wins} ={draws} -{losses}");
 }
 
-/// A sparse endgame after a long random game, with a few more moves so that the history
-/// since the last capture grows; `None` if the game ended.
-fn sparse_endgame(rules: RuleSet, rng: &mut Rng, max_seeds: u8) -> Option<Game> {
+/// A sparse endgame (at most `max_seeds` on the board) after a long random game, with up
+/// to `extra` - 1 more moves so that the history since the last capture grows; `None` if
+/// the game ended.
+fn sparse_endgame(rules: RuleSet, rng: &mut Rng, max_seeds: u8, extra: u32) -> Option<Game> {
     let mut g = Game::new(rules, Position::start());
     while !g.is_over() && g.position().board_seeds() > max_seeds {
         let a = rng.pick_bit(g.legal_moves());
         g.play(a).unwrap();
     }
-    for _ in 0..rng.below(16) {
+    for _ in 0..rng.below(extra) {
         if g.is_over() {
             break;
         }
@@ -351,7 +339,7 @@ fn guard_scan() {
         } else {
             RuleSet::from_preset(Preset::Awari)
         };
-        let Some(g) = sparse_endgame(rules, &mut rng, 4 + (i % 5) as u8) else {
+        let Some(g) = sparse_endgame(rules, &mut rng, 4 + (i % 5) as u8, 16) else {
             continue;
         };
         let depth = 10 + (i % 7) as u32;
