@@ -16,6 +16,15 @@ fn checkpoint(dir: &Path) {
     common::random_checkpoint(dir, 8, 1);
 }
 
+/// The last `info depth` line of a search's output.
+fn last_info(lines: &[String]) -> &str {
+    lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth "))
+        .unwrap()
+}
+
 /// Sends `uci`; the engine must name itself as the MCTS engine. Returns its lines.
 fn uci_as_mcts(e: &mut Engine) -> Vec<String> {
     e.send("uci");
@@ -51,11 +60,7 @@ fn a_session_with_a_network() {
     e.send("go nodes 300");
     let lines = e.until("bestmove");
     assert_eq!(lines.last().unwrap(), "bestmove C", "{lines:?}");
-    let info = lines
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info depth "))
-        .unwrap();
+    let info = last_info(&lines);
     assert!(info.contains(" nodes 300 "), "{info}");
     assert!(info.contains(" pv C"), "{info}");
     let cp: i32 = info
@@ -82,11 +87,7 @@ fn a_session_with_a_network() {
     e.send("position startpos moves FfBeAa");
     e.send("go depth 2");
     let lines = e.until("bestmove");
-    let info = lines
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info depth "))
-        .unwrap();
+    let info = last_info(&lines);
     assert!(info.contains(" nodes 200 "), "{info}");
 
     // go infinite answers only after stop.
@@ -103,11 +104,7 @@ fn a_session_with_a_network() {
     e.send("setoption name Simulations value 50");
     e.send("go");
     let lines = e.until("bestmove");
-    let info = lines
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info depth "))
-        .unwrap();
+    let info = last_info(&lines);
     assert!(info.contains(" nodes 50 "), "{info}");
     e.send("setoption name Simulations value lots");
     let l = e.until("info string error:");

@@ -3,8 +3,9 @@
 //! games at several batch sizes; the safetensors file must hold the model's weights in
 //! PyTorch's layout.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 
 use burn::tensor::Device;
 use oware_zero::env::encoding::Encoding;
@@ -18,17 +19,7 @@ use oware_zero::net::{ModelConfig, PolicyValueNet};
 use oware_zero::rng::Rng;
 use tract_onnx::prelude::*;
 
-fn oware(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_oware"))
-        .args(args)
-        .output()
-        .expect("running oware");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+use common::oware;
 
 fn checkpoint(dir: &Path, cfg: &ModelConfig, seed: u64) -> PolicyValueNet {
     let device = Device::flex();

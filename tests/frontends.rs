@@ -2,11 +2,7 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
-
-use common::BIN;
 
 fn checkpoint(dir: &Path) {
     common::random_checkpoint(dir, 9, 5);
@@ -14,26 +10,7 @@ fn checkpoint(dir: &Path) {
 
 /// Runs `oware ARGS` with `input` on stdin; (exit code, stdout, stderr).
 fn oware(args: &[&str], input: &str) -> (i32, String, String) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_string();
-    // Written from a thread: the program may stop reading (game over) before the end.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let o = child.wait_with_output().unwrap();
-    let _ = writer.join();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    common::oware_with_input(args, input)
 }
 
 #[test]

@@ -1,24 +1,15 @@
 //! `oware infer` and `oware bench net` through the command line.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 
 use burn::tensor::Device;
 use oware_zero::game::{Position, RuleSet};
 use oware_zero::net::checkpoint::{Manifest, checkpoint_name, checkpoints_dir, save, write_latest};
 use oware_zero::net::{InferencePath, ModelConfig, NetEvaluator};
 
-fn oware(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_oware"))
-        .args(args)
-        .output()
-        .expect("running oware");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+use common::oware;
 
 /// A run directory with one checkpoint, `iter-0003`, named as the latest.
 fn run_dir(root: &Path) -> (ModelConfig, oware_zero::net::PolicyValueNet) {
