@@ -1,7 +1,7 @@
 //! oware-zero: a self-play reinforcement-learning trainer for Oware.
 //!
 //! Modules in dependency order (each uses only those above it), as `src/README.md` says:
-//! `rng` → `game` → `env` → `search` → `net` → `engine` → `export` → `selfplay` → `arena`
+//! `rng` → `game` → `tablebase` → `env` → `search` → `net` → `engine` → `export` → `selfplay` → `arena`
 //! → `train` → `cli`.
 
 // Per-action code indexes several parallel [_; 6] arrays by action; index loops read
@@ -11,6 +11,8 @@
 pub mod rng;
 
 pub mod game;
+
+pub mod tablebase;
 
 pub mod env;
 

@@ -527,7 +527,10 @@ impl<'p> Driver<'p> {
         Ok(match player {
             Player::Random => Driver::Random,
             Player::Search {
-                sims, evaluator, ..
+                sims,
+                evaluator,
+                tablebase,
+                ..
             } => {
                 let mut mcts = cfg.mcts.clone();
                 mcts.simulations = *sims;
@@ -535,13 +538,20 @@ impl<'p> Driver<'p> {
                 mcts.validate()
                     .map_err(|e| MatchError::Config(format!("mcts: {e}")))?;
                 let seed = cfg.seed ^ 0x5EA2_C400_0000_0000 ^ which;
+                let mut search = BatchSearch::new(mcts, cfg.rules, slots, seed);
+                search.set_tablebase(tablebase.clone());
                 Driver::Search {
-                    search: Box::new(BatchSearch::new(mcts, cfg.rules, slots, seed)),
+                    search: Box::new(search),
                     sims: *sims,
                     evaluator: evaluator.as_mut(),
                 }
             }
-            Player::AlphaBeta(limit) => {
+            Player::AlphaBeta(_) | Player::AlphaBetaTb { .. } => {
+                let (limit, tb) = match player {
+                    Player::AlphaBetaTb { limit, tb } => (limit, Some(tb.clone())),
+                    Player::AlphaBeta(limit) => (limit, None),
+                    _ => unreachable!(),
+                };
                 let limits = match *limit {
                     AlphaBetaLimit::Depth(d) => Limits::depth(d),
                     AlphaBetaLimit::MoveTime(ms) => Limits::movetime_ms(ms),
@@ -554,7 +564,11 @@ impl<'p> Driver<'p> {
                 Driver::AlphaBeta {
                     limits,
                     searchers: (0..threads)
-                        .map(|_| AlphaBeta::new(cfg.rules, ALPHABETA_TT_MB))
+                        .map(|_| {
+                            let mut ab = AlphaBeta::new(cfg.rules, ALPHABETA_TT_MB);
+                            ab.set_tablebase(tb.clone());
+                            ab
+                        })
                         .collect(),
                 }
             }
@@ -864,6 +878,64 @@ pub fn run_match_with(
         evaluations,
         seconds: t0.elapsed().as_secs_f64(),
     })
+}
+
+/// `player`'s move in each of `games` (none may be over), asked as in a match: MCTS
+/// players search all the games as one batch, alpha-beta and engines over `cfg`'s
+/// threads. A move an engine fails to give is an error naming the game.
+pub fn choose_moves(
+    cfg: &MatchConfig,
+    player: &mut Player,
+    games: &[Game],
+) -> Result<Vec<usize>, MatchError> {
+    let mut out = Vec::with_capacity(games.len());
+    for (c, chunk) in games.chunks(MAX_CONCURRENCY).enumerate() {
+        let mut driver = Driver::new(player, cfg, chunk.len(), 0)?;
+        match &mut driver {
+            Driver::Random => {
+                for (i, g) in chunk.iter().enumerate() {
+                    let mut rng = Rng::stream(cfg.seed ^ 0xACC0_0000, (c * MAX_CONCURRENCY + i) as u64);
+                    out.push(rng.pick_bit(g.legal_moves()));
+                }
+            }
+            Driver::Search {
+                search,
+                sims,
+                evaluator,
+            } => {
+                for (s, g) in chunk.iter().enumerate() {
+                    search.set_game(s, g.clone());
+                    search.begin(s, *sims, false);
+                }
+                search.run(&mut **evaluator);
+                out.extend((0..chunk.len()).map(|s| search.result(s).best));
+            }
+            Driver::AlphaBeta { limits, searchers } => {
+                let limits = *limits;
+                let jobs: Vec<(usize, &Game)> = chunk.iter().enumerate().collect();
+                for (s, m) in in_parallel(searchers, &jobs, &|ab: &mut AlphaBeta, g: &Game| {
+                    ab.search(g, &limits).best_move.map(usize::from)
+                }) {
+                    let m = m.ok_or_else(|| {
+                        MatchError::Config(format!("alpha-beta found no move in {}", chunk[s].position()))
+                    })?;
+                    out.push(m);
+                }
+            }
+            Driver::Engine(engines) => {
+                let jobs: Vec<(usize, &Game)> = chunk.iter().enumerate().collect();
+                for (s, m) in in_parallel(engines, &jobs, &|e: &mut EngineDriver, g: &Game| {
+                    e.best_move(g)
+                }) {
+                    let m = m.map_err(|e| {
+                        MatchError::Config(format!("the engine gave no move in {}: {e}", chunk[s].position()))
+                    })?;
+                    out.push(m);
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Plays a match without progress reports; see [`run_match_with`].

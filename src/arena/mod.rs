@@ -7,7 +7,10 @@
 //! - `match`: a match between two players, all games in flight at once, the MCTS
 //!   players' evaluations batched.
 //! - `ladder`: the model against alpha-beta at increasing depths, on a fixed Elo scale.
+//! - `accuracy`: the share of a player's moves that keep the best result, judged by the
+//!   endgame tables on positions from self-play games.
 
+pub mod accuracy;
 mod ladder;
 mod r#match;
 pub mod player;
@@ -16,7 +19,7 @@ pub mod stats;
 pub use ladder::{LadderConfig, LadderReport, LadderRung, run_ladder, run_ladder_with};
 pub use r#match::{
     GameEnd, GameRecord, MatchConfig, MatchError, MatchProgress, MatchReport, Opening, Openings,
-    parse_openings, random_openings, run_match, run_match_with,
+    choose_moves, parse_openings, random_openings, run_match, run_match_with,
 };
 pub use player::{AlphaBetaLimit, MctsEval, Player, PlayerError, PlayerSpec, SpecError};
 pub use stats::{Decision, Pentanomial, Sprt, SprtConfig, Summary, Wdl};

@@ -4,10 +4,12 @@
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use crate::game::RuleSet;
 use crate::net;
 use crate::search::{Evaluator, RolloutEvaluator, UniformEvaluator};
+use crate::tablebase::{self, Tablebase};
 
 /// Simulations per move when a spec does not say (the self-play default).
 pub const DEFAULT_SIMS: u32 = 64;
@@ -38,6 +40,13 @@ pub enum AlphaBetaLimit {
 pub enum PlayerSpec {
     /// The alpha-beta baseline.
     AlphaBeta(AlphaBetaLimit),
+    /// The alpha-beta baseline probing endgame tables (`alphabeta:depth=N:tb=DIR`).
+    AlphaBetaTb {
+        /// Its search limit.
+        limit: AlphaBetaLimit,
+        /// The table directory.
+        tb: PathBuf,
+    },
     /// MCTS with a stand-in evaluator.
     Mcts {
         /// Simulations per move.
@@ -53,6 +62,8 @@ pub enum PlayerSpec {
         path: PathBuf,
         /// Simulations per move.
         sims: u32,
+        /// Endgame tables: a covered position is a finished game with the table's result.
+        tb: Option<PathBuf>,
     },
     /// An external program speaking `shared/ENGINE-PROTOCOL.md`.
     Engine {
@@ -77,8 +88,9 @@ pub struct SpecError {
 }
 
 /// What SPECs look like, for error messages and `--help`.
-pub const SPEC_HELP: &str = "alphabeta:depth=N, alphabeta:movetime=MS, mcts:sims=N[:eval=uniform|rollout], \
-     random, model:PATH[:sims=N], engine:\"COMMAND\"[:depth=N|:movetime=MS]";
+pub const SPEC_HELP: &str = "alphabeta:depth=N[:tb=DIR], alphabeta:movetime=MS[:tb=DIR], \
+     mcts:sims=N[:eval=uniform|rollout], random, model:PATH[:sims=N][:tb=DIR], \
+     engine:\"COMMAND\"[:depth=N|:movetime=MS]";
 
 fn positive<T: FromStr + PartialOrd + Default>(key: &str, v: &str) -> Result<T, String> {
     match v.parse::<T>() {
@@ -112,13 +124,18 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
         "alphabeta" | "ab" => {
             let opts = options(rest)?;
             let mut limit = None;
+            let mut tb = None;
             for (k, v) in opts {
                 let l = match k {
                     "depth" => AlphaBetaLimit::Depth(positive(k, v)?),
                     "movetime" => AlphaBetaLimit::MoveTime(positive(k, v)?),
+                    "tb" if !v.is_empty() => {
+                        tb = Some(PathBuf::from(v));
+                        continue;
+                    }
                     _ => {
                         return Err(format!(
-                            "unknown option `{k}` (alphabeta takes depth= or movetime=)"
+                            "unknown option `{k}` (alphabeta takes depth= or movetime=, and tb=DIR)"
                         ));
                     }
                 };
@@ -131,9 +148,11 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
             {
                 return Err(format!("depth={d}: at most 64"));
             }
-            limit
-                .map(PlayerSpec::AlphaBeta)
-                .ok_or_else(|| "alphabeta needs depth=N or movetime=MS".into())
+            let limit = limit.ok_or("alphabeta needs depth=N or movetime=MS")?;
+            Ok(match tb {
+                Some(tb) => PlayerSpec::AlphaBetaTb { limit, tb },
+                None => PlayerSpec::AlphaBeta(limit),
+            })
         }
         "mcts" => {
             let mut sims = DEFAULT_SIMS;
@@ -157,12 +176,14 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
             // The path may itself hold `:` (rare); options are the trailing `:k=v` parts.
             let mut parts: Vec<&str> = rest.split(':').collect();
             let mut sims = DEFAULT_SIMS;
+            let mut tb = None;
             while parts.len() > 1 {
                 let last = parts[parts.len() - 1];
                 match last.split_once('=') {
                     Some(("sims", v)) => sims = positive("sims", v.trim())?,
+                    Some(("tb", v)) if !v.trim().is_empty() => tb = Some(PathBuf::from(v.trim())),
                     Some((k, _)) => {
-                        return Err(format!("unknown option `{k}` (model takes sims=)"));
+                        return Err(format!("unknown option `{k}` (model takes sims= and tb=)"));
                     }
                     None => break,
                 }
@@ -175,6 +196,7 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
             Ok(PlayerSpec::Model {
                 path: PathBuf::from(path),
                 sims,
+                tb,
             })
         }
         "engine" => {
@@ -253,8 +275,17 @@ impl fmt::Display for PlayerSpec {
                 };
                 write!(f, "mcts:sims={sims}:eval={e}")
             }
+            PlayerSpec::AlphaBetaTb { limit, tb } => {
+                write!(f, "{}:tb={}", PlayerSpec::AlphaBeta(*limit), tb.display())
+            }
             PlayerSpec::Random => write!(f, "random"),
-            PlayerSpec::Model { path, sims } => write!(f, "model:{}:sims={sims}", path.display()),
+            PlayerSpec::Model { path, sims, tb } => {
+                write!(f, "model:{}:sims={sims}", path.display())?;
+                match tb {
+                    Some(tb) => write!(f, ":tb={}", tb.display()),
+                    None => Ok(()),
+                }
+            }
             PlayerSpec::Engine { command, limit } => {
                 write!(f, "engine:\"{command}\"")?;
                 match limit {
@@ -272,6 +303,13 @@ pub enum Player {
     Random,
     /// The alpha-beta baseline.
     AlphaBeta(AlphaBetaLimit),
+    /// The alpha-beta baseline probing endgame tables.
+    AlphaBetaTb {
+        /// Its search limit.
+        limit: AlphaBetaLimit,
+        /// The tables.
+        tb: Arc<Tablebase>,
+    },
     /// MCTS (`BatchSearch`) over every game of the match with `evaluator` judging the
     /// leaves of all of them in one batch. The trainer builds this from its in-memory
     /// network; `oware eval` from a SPEC.
@@ -282,6 +320,8 @@ pub enum Player {
         sims: u32,
         /// The evaluator.
         evaluator: Box<dyn Evaluator>,
+        /// Endgame tables ending the search where they cover a position.
+        tablebase: Option<Arc<Tablebase>>,
     },
     /// An external engine (one process, asked for every game's moves in turn).
     Engine {
@@ -306,6 +346,7 @@ impl Player {
             name: name.into(),
             sims: sims.max(1),
             evaluator,
+            tablebase: None,
         }
     }
 
@@ -315,6 +356,10 @@ impl Player {
         match spec {
             PlayerSpec::Random => Ok(Player::Random),
             PlayerSpec::AlphaBeta(l) => Ok(Player::AlphaBeta(*l)),
+            PlayerSpec::AlphaBetaTb { limit, tb } => Ok(Player::AlphaBetaTb {
+                limit: *limit,
+                tb: open_tables(spec, tb, rules)?,
+            }),
             PlayerSpec::Mcts { sims, eval } => {
                 let e: Box<dyn Evaluator> = match eval {
                     MctsEval::Uniform => Box::new(UniformEvaluator),
@@ -322,7 +367,7 @@ impl Player {
                 };
                 Ok(Player::search(spec.to_string(), *sims, e))
             }
-            PlayerSpec::Model { path, sims } => {
+            PlayerSpec::Model { path, sims, tb } => {
                 let err = |message: String| PlayerError::Model {
                     spec: spec.to_string(),
                     message,
@@ -338,11 +383,16 @@ impl Player {
                 }
                 let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
                 let evaluator = evaluator.with_threads(threads);
-                Ok(Player::search(
-                    format!("model:{}:sims={sims}", path.display()),
-                    *sims,
-                    Box::new(evaluator),
-                ))
+                let tablebase = match tb {
+                    Some(dir) => Some(open_tables(spec, dir, rules)?),
+                    None => None,
+                };
+                Ok(Player::Search {
+                    name: spec.to_string(),
+                    sims: (*sims).max(1),
+                    evaluator: Box::new(evaluator),
+                    tablebase,
+                })
             }
             PlayerSpec::Engine { command, limit } => Ok(Player::Engine {
                 command: command.clone(),
@@ -356,6 +406,11 @@ impl Player {
         match self {
             Player::Random => "random".into(),
             Player::AlphaBeta(l) => PlayerSpec::AlphaBeta(*l).to_string(),
+            Player::AlphaBetaTb { limit, tb } => PlayerSpec::AlphaBetaTb {
+                limit: *limit,
+                tb: tb.dir().to_path_buf(),
+            }
+            .to_string(),
             Player::Search { name, .. } => name.clone(),
             Player::Engine { command, limit } => PlayerSpec::Engine {
                 command: command.clone(),
@@ -366,9 +421,41 @@ impl Player {
     }
 }
 
+/// Opens a player's tables (shared with any other player of the same directory) and
+/// checks they are for the match's rules.
+fn open_tables(
+    spec: &PlayerSpec,
+    dir: &std::path::Path,
+    rules: RuleSet,
+) -> Result<Arc<Tablebase>, PlayerError> {
+    let tb = tablebase::open_shared(dir).map_err(|e| PlayerError::Tablebase {
+        spec: spec.to_string(),
+        message: e.to_string(),
+    })?;
+    if tb.rules() != rules {
+        return Err(PlayerError::Tablebase {
+            spec: spec.to_string(),
+            message: format!(
+                "the tables in {} are for rules {}, but the match plays {rules}",
+                dir.display(),
+                tb.rules()
+            ),
+        });
+    }
+    Ok(tb)
+}
+
 /// A player that could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum PlayerError {
+    /// Its endgame tables could not be loaded.
+    #[error("player `{spec}`: cannot load the tables: {message}")]
+    Tablebase {
+        /// The spec.
+        spec: String,
+        /// What went wrong.
+        message: String,
+    },
     /// A model could not be loaded.
     #[error("player `{spec}`: cannot load the model: {message}")]
     Model {
@@ -420,14 +507,35 @@ mod tests {
             p("model:runs/a/ckpt:sims=32"),
             PlayerSpec::Model {
                 path: "runs/a/ckpt".into(),
-                sims: 32
+                sims: 32,
+                tb: None
             }
+        );
+        assert_eq!(
+            p("model:runs/a/ckpt:sims=32:tb=tb/abapa"),
+            PlayerSpec::Model {
+                path: "runs/a/ckpt".into(),
+                sims: 32,
+                tb: Some("tb/abapa".into())
+            }
+        );
+        assert_eq!(
+            p("alphabeta:depth=8:tb=tb/abapa"),
+            PlayerSpec::AlphaBetaTb {
+                limit: AlphaBetaLimit::Depth(8),
+                tb: "tb/abapa".into()
+            }
+        );
+        assert_eq!(
+            p("alphabeta:depth=8:tb=tb/abapa").to_string(),
+            "alphabeta:depth=8:tb=tb/abapa"
         );
         assert_eq!(
             p("model:C:/x"),
             PlayerSpec::Model {
                 path: "C:/x".into(),
-                sims: DEFAULT_SIMS
+                sims: DEFAULT_SIMS,
+                tb: None
             }
         );
         assert_eq!(

@@ -30,6 +30,10 @@ pub struct Args {
     /// Alpha-beta depth for exact wins and losses (0: off).
     #[arg(long, default_value_t = 12)]
     exact_depth: u32,
+    /// Endgame tables (`oware tablebase build`): where they cover a position, its result
+    /// with best play is exact and named in the review.
+    #[arg(long, value_name = "DIR")]
+    tb: Option<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -53,6 +57,7 @@ pub fn run(a: Args) -> Result<()> {
     let cfg = ReviewConfig {
         simulations: a.sims,
         exact_depth: a.exact_depth,
+        tablebase: super::open_tablebase(a.tb.as_deref(), rules)?,
         ..ReviewConfig::default()
     };
     let reviews = review(&game_played, &mut evaluator, &cfg);

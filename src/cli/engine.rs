@@ -34,6 +34,10 @@ pub struct Args {
     /// At most this many milliseconds per move (the `MoveTime` option).
     #[arg(long)]
     movetime: Option<u64>,
+    /// Endgame tables (`oware tablebase build`): positions they cover get their exact
+    /// result, in the alpha-beta search and in MCTS alike.
+    #[arg(long, alias = "tb", value_name = "DIR")]
+    tablebase: Option<PathBuf>,
 }
 
 /// Runs the subcommand with its parsed arguments.
@@ -45,7 +49,8 @@ pub fn run(a: Args) -> Result<()> {
         if tt_mb == 0 || tt_mb > 65_536 {
             bail!("--tt-mb {tt_mb}: expected 1 to 65536 MiB");
         }
-        let searcher = AlphaBetaSearcher::new(rules, tt_mb);
+        let tb = super::open_tablebase(a.tablebase.as_deref(), rules)?;
+        let searcher = AlphaBetaSearcher::new(rules, tt_mb).with_tablebase(tb);
         return serve(searcher, rules, stdin.lock(), std::io::stdout()).context("reading stdin");
     }
     let model = a
@@ -59,11 +64,13 @@ pub fn run(a: Args) -> Result<()> {
     }
     let (evaluator, manifest) = NetEvaluator::from_checkpoint(&model, DeviceKind::Cpu)?;
     let rules = super::parse_rules(a.rules.as_deref().unwrap_or(&manifest.rules))?;
+    let tb = super::open_tablebase(a.tablebase.as_deref(), rules)?;
     let searcher = MctsSearcher::new(
         Box::new(evaluator),
         rules,
         a.sims,
         a.movetime.map(Duration::from_millis),
-    );
+    )
+    .with_tablebase(tb);
     serve(searcher, rules, stdin.lock(), std::io::stdout()).context("reading stdin")
 }

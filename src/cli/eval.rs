@@ -30,8 +30,26 @@ pub struct Args {
     #[arg(long, conflicts_with = "player", default_value_t = crate::arena::player::DEFAULT_SIMS)]
     sims: u32,
     /// The opponent (SPEC).
-    #[arg(long)]
-    opponent: String,
+    #[arg(long, required_unless_present = "accuracy")]
+    opponent: Option<String>,
+    /// Instead of a match: judge --player's moves with the endgame tables (--tb) on a
+    /// fixed, seeded suite of --positions table positions from self-play games, and
+    /// report the share of moves keeping the best outcome and the best margin.
+    #[arg(long, requires = "tb", conflicts_with_all = ["opponent", "sprt", "openings", "out"])]
+    accuracy: bool,
+    /// Endgame tables (`oware tablebase build`) for --accuracy.
+    #[arg(long, value_name = "DIR")]
+    tb: Option<PathBuf>,
+    /// Positions of the --accuracy suite.
+    #[arg(long, default_value_t = 10_000)]
+    positions: usize,
+    /// Read the --accuracy suite from this file (one `FEN;moves` per line) instead of
+    /// generating it from self-play games of the shipped network.
+    #[arg(long, value_name = "FILE")]
+    suite: Option<PathBuf>,
+    /// Write the --accuracy suite used to this file.
+    #[arg(long, value_name = "FILE")]
+    save_suite: Option<PathBuf>,
     /// Games to play (rounded up to an even number: each opening is played twice).
     #[arg(long, default_value_t = 100)]
     games: usize,
@@ -114,11 +132,161 @@ pub(crate) fn player_spec(
     })
 }
 
+/// The positions of an accuracy suite: from `--suite FILE`, or generated.
+fn accuracy_suite(
+    a: &Args,
+    tb: &crate::tablebase::Tablebase,
+    rules: RuleSet,
+) -> Result<Vec<crate::game::Game>> {
+    use crate::arena::accuracy;
+    if let Some(path) = &a.suite {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("--suite: cannot read {}", path.display()))?;
+        let suite = accuracy::parse_suite(&text, rules)
+            .map_err(|e| anyhow::anyhow!("--suite {}: {e}", path.display()))?;
+        if let Some(i) = suite.iter().position(|g| !tb.covers(g.position())) {
+            anyhow::bail!(
+                "--suite {}: position {} has {} seeds on the board, beyond the tables' {}",
+                path.display(),
+                i + 1,
+                suite[i].position().board_seeds(),
+                tb.max_seeds()
+            );
+        }
+        return Ok(suite);
+    }
+    generate_suite(tb, rules, a.positions, a.seed, a.quiet)
+}
+
+/// `positions` table positions from self-play games of the shipped network (the
+/// training recipe: Gumbel search, playout-cap randomisation, random opening plies), two
+/// per game at most, the same for the same seed.
+pub(crate) fn generate_suite(
+    tb: &crate::tablebase::Tablebase,
+    rules: RuleSet,
+    positions: usize,
+    seed: u64,
+    quiet: bool,
+) -> Result<Vec<crate::game::Game>> {
+    use crate::arena::accuracy;
+    use crate::net::{DeviceKind, NetEvaluator};
+    use crate::selfplay::{Progress, SelfPlayConfig, play};
+    let model = crate::net::checkpoint::default_model_path();
+    let (evaluator, manifest) = NetEvaluator::from_checkpoint(&model, DeviceKind::Cpu)
+        .with_context(|| "the suite's self-play network".to_string())?;
+    if manifest.rule_set()? != rules {
+        anyhow::bail!(
+            "the shipped network plays {}, the tables {rules}: give --suite FILE",
+            manifest.rules
+        );
+    }
+    let mut evaluator = Some(evaluator);
+    const PER_GAME: usize = 2;
+    let mut suite = Vec::with_capacity(positions);
+    let mut round = 0u64;
+    while suite.len() < positions {
+        let need = positions - suite.len();
+        let games = (need.div_ceil(PER_GAME) * 5 / 4).max(16);
+        let cfg = SelfPlayConfig {
+            games_per_iteration: games,
+            games_in_flight: games.min(256),
+            ..SelfPlayConfig::default()
+        };
+        let ev = evaluator.take().expect("one evaluator per round");
+        let ev = ev.with_threads(std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if !quiet {
+            eprintln!("suite: {games} self-play games of the shipped network (round {round})");
+        }
+        let out = play(
+            &cfg,
+            &crate::search::mcts::MctsConfig::default(),
+            rules,
+            games,
+            seed ^ (round << 32),
+            vec![Box::new(ev)],
+            &Progress::default(),
+        );
+        let games: Vec<_> = out
+            .games
+            .iter()
+            .map(|g| (crate::game::Position::start(), g.moves.clone()))
+            .collect();
+        suite.extend(accuracy::suite_from_games(
+            tb,
+            rules,
+            &games,
+            PER_GAME,
+            need,
+            seed ^ round,
+        ));
+        round += 1;
+        if round > 20 {
+            anyhow::bail!("self-play games reached the tables too rarely to fill the suite");
+        }
+        let (ev, _) = NetEvaluator::from_checkpoint(&model, DeviceKind::Cpu)?;
+        evaluator = Some(ev);
+    }
+    Ok(suite)
+}
+
+fn run_accuracy(a: Args, rules: RuleSet, mut player: Player) -> Result<()> {
+    use crate::arena::accuracy;
+    let dir = a.tb.clone().expect("clap requires --tb");
+    let tb = super::open_tablebase(Some(&dir), rules)?.expect("given");
+    if a.positions == 0 {
+        anyhow::bail!("--positions 0: expected at least 1 position");
+    }
+    let suite = accuracy_suite(&a, &tb, rules)?;
+    if let Some(p) = &a.save_suite {
+        crate::tablebase::file::write_atomic(p, accuracy::suite_text(&suite).as_bytes())
+            .with_context(|| "--save-suite".to_string())?;
+    }
+    let cfg = MatchConfig {
+        rules,
+        seed: a.seed,
+        threads: a.threads,
+        ..MatchConfig::default()
+    };
+    let r = accuracy::measure(&cfg, &mut player, &tb, &suite)?;
+    if a.json {
+        let mut v = serde_json::to_value(&r)?;
+        v["tb"] = dir.display().to_string().into();
+        v["max_seeds"] = tb.max_seeds().into();
+        v["seed"] = a.seed.into();
+        return super::out(&format!("{v}
+"));
+    }
+    super::out(&format!(
+        "{}: {} positions with at most {} seeds (seed {})
+         outcome accuracy {:.4}  (moves keeping the best win/draw/loss)
+         margin accuracy  {:.4}  (moves keeping the best margin)
+         mean margin lost {:.3} seeds per move
+         critical positions {} (some move changes the outcome): outcome accuracy {:.4}
+         {:.1}s
+",
+        r.player,
+        r.positions,
+        tb.max_seeds(),
+        a.seed,
+        r.outcome_accuracy,
+        r.margin_accuracy,
+        r.mean_margin_lost,
+        r.critical_positions,
+        r.critical_outcome_accuracy,
+        r.seconds
+    ))
+}
+
 pub fn run(a: Args) -> Result<()> {
     let rules = super::parse_rules(&a.rules)?;
     let player_spec = player_spec(a.player.as_deref(), a.model.as_deref(), a.sims)?;
-    let mut player = build_player("--player", &player_spec, rules, a.seed)?;
-    let mut opponent = build_player("--opponent", &a.opponent, rules, a.seed ^ 1)?;
+    let player = build_player("--player", &player_spec, rules, a.seed)?;
+    if a.accuracy {
+        return run_accuracy(a, rules, player);
+    }
+    let mut player = player;
+    let opponent_spec = a.opponent.clone().expect("clap requires --opponent");
+    let mut opponent = build_player("--opponent", &opponent_spec, rules, a.seed ^ 1)?;
     let openings = match &a.openings {
         Some(path) => {
             let text = std::fs::read_to_string(path)

@@ -21,6 +21,7 @@ mod replay;
 mod search;
 mod selfplay;
 mod show;
+mod tablebase;
 mod train;
 
 /// oware-zero: a self-play reinforcement-learning trainer for the board game Oware.
@@ -63,6 +64,9 @@ enum Command {
     Analyze(analyze::Args),
     /// Export a checkpoint as ONNX or safetensors, with a JSON manifest (FILE.json).
     Export(export::Args),
+    /// Endgame tables: build them, probe a position, verify them against search.
+    #[command(subcommand)]
+    Tablebase(tablebase::Tb),
     /// Measure the speed of a hot path.
     #[command(subcommand)]
     Bench(bench::Bench),
@@ -94,6 +98,7 @@ pub fn main() -> i32 {
         Command::Export(a) => export::run(a),
         Command::Analyze(a) => analyze::run(a),
         Command::Play(a) => play::run(a),
+        Command::Tablebase(t) => tablebase::run(t),
         Command::Bench(b) => bench::run(b),
     };
     match result {
@@ -156,6 +161,23 @@ pub(crate) fn game_from(rules: RuleSet, fen: Option<&str>, moves: Option<&str>) 
         bail!("--moves: after {} moves: {e}", game.moves().len());
     }
     Ok(game)
+}
+
+/// Opens `--tb DIR` (if given) for `rules`: the tables, shared in memory.
+pub(crate) fn open_tablebase(
+    dir: Option<&std::path::Path>,
+    rules: RuleSet,
+) -> Result<Option<std::sync::Arc<crate::tablebase::Tablebase>>> {
+    let Some(dir) = dir else { return Ok(None) };
+    let tb = crate::tablebase::open_shared(dir).context("--tb")?;
+    if tb.rules() != rules {
+        bail!(
+            "--tb {}: the tables are for rules {}, not {rules}",
+            dir.display(),
+            tb.rules()
+        );
+    }
+    Ok(Some(tb))
 }
 
 /// Writes `text` to stdout; a closed pipe ends the program quietly.

@@ -75,6 +75,10 @@ pub struct Args {
     /// Seed of the computer's randomness (noise and temperature).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Endgame tables (`oware tablebase build`): the computer's search ends at positions
+    /// they cover, and `hint` says whether you have won, drawn or lost with best play.
+    #[arg(long, value_name = "DIR")]
+    tb: Option<PathBuf>,
 }
 
 /// The game being played, with the search that plays the computer's side.
@@ -85,9 +89,28 @@ struct Session {
     game: Game,
     human: Side,
     level: Level,
+    tablebase: Option<std::sync::Arc<crate::tablebase::Tablebase>>,
 }
 
 impl Session {
+    /// What the tables say of the position, for the mover: the result with best play
+    /// and the moves that keep it. `None` when they do not cover it.
+    fn table_hint(&self) -> Option<String> {
+        let tb = self.tablebase.as_ref()?;
+        let pos = self.game.position();
+        let p = tb.probe(pos)?;
+        let j = crate::arena::accuracy::Judged::new(tb, pos)?;
+        let best = j.best_outcome();
+        let keep: String = (0..6)
+            .filter(|&a| j.outcomes[a].is_some_and(|o| o.score() == best))
+            .map(|a| move_letter(pos.side, a))
+            .collect();
+        Some(format!(
+            "tables: {} with best play; moves that keep it: {keep}\n",
+            p.outcome.past()
+        ))
+    }
+
     fn reset_to(&mut self, game: Game) {
         self.search.set_game(0, game.clone());
         self.game = game;
@@ -221,7 +244,9 @@ pub fn run(a: Args) -> Result<()> {
         game: start.clone(),
         human,
         level: a.level,
+        tablebase: super::open_tablebase(a.tb.as_deref(), rules)?,
     };
+    s.search.set_tablebase(s.tablebase.clone());
     s.reset_to(start);
     let mut text = format!(
         "oware-zero ({} rules, level {}): you are {human}. {HELP}",
@@ -261,6 +286,9 @@ pub fn run(a: Args) -> Result<()> {
                     "hint: {} (your value {v:+.2}; line {pv})\n",
                     move_letter(human, best)
                 ));
+                if let Some(t) = s.table_hint() {
+                    out.push_str(&t);
+                }
             }
             _ => match parse_human_move(cmd, human, &s.game) {
                 Ok(action) => {

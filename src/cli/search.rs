@@ -22,6 +22,10 @@ pub struct Args {
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 64)]
     tt_mb: usize,
+    /// Endgame tables (`oware tablebase build`): positions below the root that they
+    /// cover score their exact result.
+    #[arg(long, value_name = "DIR")]
+    tb: Option<std::path::PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -50,12 +54,15 @@ pub fn run(a: Args) -> Result<()> {
         nodes: a.nodes,
         movetime: a.movetime.map(std::time::Duration::from_millis),
     };
-    let r = AlphaBeta::new(rules, a.tt_mb).search(&game, &limits);
+    let mut ab = AlphaBeta::new(rules, a.tt_mb);
+    ab.set_tablebase(super::open_tablebase(a.tb.as_deref(), rules)?);
+    let r = ab.search(&game, &limits);
     let best = r.best_letter().map(|c| c.to_string());
     if a.json {
         let v = serde_json::json!({
             "best": best, "score": r.score_cp, "depth": r.depth, "nodes": r.nodes,
-            "nps": r.nps, "pv": r.pv,
+            "nps": r.nps, "pv": r.pv, "time_ms": r.elapsed.as_millis() as u64,
+            "tb_hits": ab.tb_hits,
         });
         super::out(&format!("{v}\n"))
     } else {

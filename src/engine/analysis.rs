@@ -13,6 +13,10 @@
 //!   values where it proves a forced win or loss (±1): network noise can blur a 0.3
 //!   difference, never a proof.
 //!
+//! - endgame tables, when given, override both where they cover the position: the
+//!   result with best play (won +1, drawn 0, lost −1) is exact, and is named in the
+//!   review ("won with best play").
+//!
 //! Value lost = max(0, value of the best move − value after the played move); the
 //! search's own best move loses 0 unless a proof says otherwise. Grades by value lost:
 //!
@@ -25,9 +29,12 @@
 //! | mistake | < 0.50 |
 //! | blunder | ≥ 0.50, or a proven win thrown away, or a move that hands the opponent a proven win that was not there before |
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use super::mcts::line_letters;
+use crate::tablebase::Tablebase;
 use crate::game::{Game, Side, move_letter};
 use crate::search::alphabeta::AlphaBeta;
 use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
@@ -86,6 +93,8 @@ pub struct ReviewConfig {
     pub exact_depth: u32,
     /// Alpha-beta node cap per position (keeps long endgames quick).
     pub exact_nodes: u64,
+    /// Endgame tables: exact results wherever they cover a position.
+    pub tablebase: Option<Arc<Tablebase>>,
 }
 
 impl Default for ReviewConfig {
@@ -94,6 +103,7 @@ impl Default for ReviewConfig {
             simulations: 800,
             exact_depth: 12,
             exact_nodes: 2_000_000,
+            tablebase: None,
         }
     }
 }
@@ -126,6 +136,11 @@ pub struct MoveReview {
     pub proof_before: Option<&'static str>,
     /// What alpha-beta proved after the move, mover's view.
     pub proof_after: Option<&'static str>,
+    /// The mover's result with best play before the move, from the endgame tables:
+    /// `won`, `drawn` or `lost`.
+    pub table_before: Option<&'static str>,
+    /// The same after the move (mover's view).
+    pub table_after: Option<&'static str>,
 }
 
 /// What the search (and alpha-beta) say about one position of the game.
@@ -134,12 +149,34 @@ struct PositionEval {
     best: usize,
     q_best: f32,
     pv: String,
-    /// +1 / −1 for a proven win / loss of the side to move.
+    /// +1 / −1 for a proven win / loss of the side to move (0: a draw the tables prove).
     proof: Option<f32>,
+    /// The tables' result with best play for the side to move.
+    table: Option<f32>,
 }
 
 fn proof_name(v: Option<f32>) -> Option<&'static str> {
-    v.map(|v| if v > 0.0 { "win" } else { "loss" })
+    v.map(|v| {
+        if v > 0.0 {
+            "win"
+        } else if v < 0.0 {
+            "loss"
+        } else {
+            "draw"
+        }
+    })
+}
+
+fn table_name(v: Option<f32>) -> Option<&'static str> {
+    v.map(|v| {
+        if v > 0.0 {
+            "won"
+        } else if v < 0.0 {
+            "lost"
+        } else {
+            "drawn"
+        }
+    })
 }
 
 /// Reviews every move of `game` (its start and moves) with MCTS over `evaluator`.
@@ -154,7 +191,10 @@ pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) ->
         ..MctsConfig::default()
     };
     let mut search = BatchSearch::new(mcts, rules, 1, 0x5eed);
+    search.set_tablebase(cfg.tablebase.clone());
     let mut ab = AlphaBeta::new(rules, 16);
+    ab.set_tablebase(cfg.tablebase.clone());
+    let tb = cfg.tablebase.as_deref().filter(|t| t.rules() == rules);
     let mut replay = Game::new(rules, *game.start());
     let mut evals = Vec::with_capacity(game.moves().len() + 1);
     let mut at = |g: &Game| -> Option<PositionEval> {
@@ -177,12 +217,16 @@ pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) ->
                 a.is_decided().then(|| a.score_cp.signum() as f32)
             })
             .flatten();
+        let table = tb
+            .and_then(|t| t.probe(g.position()))
+            .map(|p| p.outcome.score() as f32);
         Some(PositionEval {
             value: r.value,
             best: r.best,
             q_best: r.q[r.best].unwrap_or(r.value),
             pv,
-            proof,
+            proof: table.or(proof),
+            table,
         })
     };
     evals.push(at(&replay));
@@ -203,10 +247,10 @@ pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) ->
         }
         // After the move, from the mover's view: the exact result if the game ended,
         // else the next position's values turned round.
-        let (value_after, proof_after) = match &evals[i + 1] {
+        let (value_after, proof_after, table_after) = match &evals[i + 1] {
             None => {
                 let o = replay.outcome().map_or(0, |o| o.score_for(side)) as f32;
-                (o, Some(o).filter(|v| *v != 0.0))
+                (o, Some(o).filter(|v| *v != 0.0), None)
             }
             Some(next) => {
                 // Usually the opponent moves next; under `ouril` a player whose opponent
@@ -217,7 +261,7 @@ pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) ->
                     -1.0
                 };
                 let p = next.proof.map(|v| sign * v);
-                (p.unwrap_or(sign * next.value), p)
+                (p.unwrap_or(sign * next.value), p, next.table.map(|v| sign * v))
             }
         };
         let value_before = before.proof.unwrap_or(before.value);
@@ -255,6 +299,8 @@ pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) ->
             grade,
             proof_before: proof_name(before.proof),
             proof_after: proof_name(proof_after),
+            table_before: table_name(before.table),
+            table_after: table_name(table_after),
         });
     }
     out
@@ -264,11 +310,14 @@ pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) ->
 pub fn review_text(reviews: &[MoveReview]) -> String {
     let mut s = String::from("ply  move  best  before   after    lost  grade       pv\n");
     for r in reviews {
-        let proof = match (r.proof_before, r.proof_after) {
-            (Some(b), Some(a)) => format!("  [proof: {b} → {a}]"),
-            (Some(b), None) => format!("  [proof before: {b}]"),
-            (None, Some(a)) => format!("  [proof after: {a}]"),
-            (None, None) => String::new(),
+        let proof = match (r.table_before, r.table_after, r.proof_before, r.proof_after) {
+            (Some(b), Some(a), _, _) if a == b => format!("  [{b} with best play]"),
+            (Some(b), Some(a), _, _) => format!("  [{b} → {a} with best play]"),
+            (Some(b), None, _, _) => format!("  [{b} with best play before]"),
+            (None, _, Some(b), Some(a)) => format!("  [proof: {b} → {a}]"),
+            (None, _, Some(b), None) => format!("  [proof before: {b}]"),
+            (None, _, None, Some(a)) => format!("  [proof after: {a}]"),
+            (None, _, None, None) => String::new(),
         };
         s.push_str(&format!(
             "{:>3}  {:>4}  {:>4}  {:>+6.3}  {:>+6.3}  {:>6.3}  {:<10}  {}{}\n",

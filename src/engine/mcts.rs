@@ -27,6 +27,7 @@
 //! since (the usual `position … moves …` of a game in progress), the subtree of those
 //! moves is kept.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -34,6 +35,7 @@ use super::{EngineOption, EngineSearcher};
 use crate::game::{Game, Position, RuleSet, move_letter};
 use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
 use crate::search::{Evaluator, Limits, SearchResult};
+use crate::tablebase::Tablebase;
 
 /// Simulations per unit of `go depth`.
 pub const SIMS_PER_DEPTH: u32 = 100;
@@ -60,6 +62,8 @@ pub struct MctsSearcher {
     /// Cap on time per move.
     max_time: Option<Duration>,
     seed: u64,
+    /// Endgame tables: covered positions are finished games in the tree.
+    tablebase: Option<Arc<Tablebase>>,
 }
 
 /// The letters of a line of `actions` played from `pos` under `rules` (`CfA`): each
@@ -105,13 +109,28 @@ impl MctsSearcher {
             max_sims: sims.map(|s| s.clamp(1, MAX_SIMULATIONS)),
             max_time: movetime,
             seed,
+            tablebase: None,
         }
+    }
+
+    /// Ends the search at every position `tb` covers, with the table's result.
+    pub fn with_tablebase(mut self, tb: Option<Arc<Tablebase>>) -> MctsSearcher {
+        self.tablebase = tb;
+        self.search.set_tablebase(self.tablebase.clone());
+        self
+    }
+
+    /// A fresh batch of one search under `rules`, with the tables.
+    fn fresh_search(&self, rules: RuleSet) -> BatchSearch {
+        let mut s = BatchSearch::new(self.cfg.clone(), rules, 1, self.seed);
+        s.set_tablebase(self.tablebase.clone());
+        s
     }
 
     /// Puts `game` at the root, keeping the subtree if `game` continues the last one.
     fn set_root(&mut self, game: &Game) {
         if self.search.rules() != game.rules() {
-            self.search = BatchSearch::new(self.cfg.clone(), game.rules(), 1, self.seed);
+            self.search = self.fresh_search(game.rules());
             self.searched = None;
         }
         if let Some(prev) = &self.searched
@@ -239,7 +258,7 @@ impl EngineSearcher for MctsSearcher {
                 Ok(c) if c.is_finite() && c > 0.0 => {
                     self.cfg.c_puct = c;
                     let rules = self.search.rules();
-                    self.search = BatchSearch::new(self.cfg.clone(), rules, 1, self.seed);
+                    self.search = self.fresh_search(rules);
                     self.searched = None;
                 }
                 _ => return Err(format!("option CPuct: '{value}' is not a positive number")),

@@ -31,6 +31,12 @@ impl AlphaBetaSearcher {
             tt_mb,
         }
     }
+
+    /// Probes the endgame tables `tb` below the root of every search.
+    pub fn with_tablebase(mut self, tb: Option<Arc<crate::tablebase::Tablebase>>) -> Self {
+        self.search.set_tablebase(tb);
+        self
+    }
 }
 
 impl EngineSearcher for AlphaBetaSearcher {

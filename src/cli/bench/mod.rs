@@ -8,6 +8,7 @@ mod game;
 mod mcts;
 mod net;
 mod search;
+mod tablebase;
 
 /// Which hot path to measure.
 #[derive(Subcommand, Debug)]
@@ -23,6 +24,8 @@ pub enum Bench {
     Net(net::Args),
     /// Alpha-beta: nodes per second and time to a depth on a fixed suite, one thread.
     Search(search::Args),
+    /// Endgame tables: boards solved per second (built in memory) and time per probe.
+    Tablebase(tablebase::Args),
 }
 
 pub fn run(b: Bench) -> Result<()> {
@@ -32,5 +35,6 @@ pub fn run(b: Bench) -> Result<()> {
         Bench::Mcts(a) => mcts::run(a),
         Bench::Net(a) => net::run(a),
         Bench::Search(a) => search::run(a),
+        Bench::Tablebase(a) => tablebase::run(a),
     }
 }

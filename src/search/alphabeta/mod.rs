@@ -35,6 +35,15 @@
 //! the score of 141 and switching the store guard off that of 3, some from a win to
 //! a small edge. Tests pin two positions of each kind.
 //!
+//! # Endgame tables
+//! With a tablebase ([`AlphaBeta::set_tablebase`]), every node below the root whose
+//! board the table covers returns the table's result at once: a win scores
+//! `TB_WIN + final margin` (a loss the negation, a draw 0), so the search prefers the
+//! win with the larger final margin, and a table win counts as a decided game. The
+//! table's value is the one with no history since the last capture; the search checks
+//! repetition against the line before it probes, so a move that repeats a position is
+//! still scored as the repetition it is.
+//!
 //! # Determinism
 //! One thread; each search trusts only table entries it wrote itself (a generation
 //! number, so nothing is cleared), and the history heuristic starts from zero. The same
@@ -46,10 +55,12 @@
 
 mod tt;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::game::{EndReason, Game, Outcome, Position, RuleSet, Side, move_letter};
+use crate::tablebase::{Tablebase, TbOutcome};
 use tt::{Bound, NO_MOVE, Table};
 
 /// Evaluation weight of the row term: centi-seeds per seed of (own row − opponent's row).
@@ -60,6 +71,9 @@ pub const WIN: i32 = 10_000;
 pub const MAX_DEPTH: u32 = 64;
 /// Scores at least this large (in absolute value) are finished games.
 pub const WIN_BOUND: i32 = WIN - MAX_PLY as i32;
+/// Score of a position the endgame table wins, before the final margin (1..48 seeds) is
+/// added: above every evaluation, at `WIN_BOUND` or more, so it counts as decided.
+pub const TB_WIN: i32 = WIN_BOUND;
 /// Plies a line may reach below the root.
 const MAX_PLY: usize = MAX_DEPTH as usize + 1;
 /// The shortest cycle of positions (plies) with no capture (RULES.md).
@@ -185,6 +199,10 @@ pub struct AlphaBeta {
     repetition_seen: bool,
     /// Centi-seeds per seed of row difference in the evaluation (0: store difference only).
     row_weight: i32,
+    /// Endgame tables probed below the root.
+    tablebase: Option<Arc<Tablebase>>,
+    /// Table probes that ended a line.
+    pub tb_hits: u64,
     /// Tests switch the table's repetition guards off to show what they prevent.
     #[cfg(test)]
     guards: Guards,
@@ -217,12 +235,43 @@ impl AlphaBeta {
             abortable: false,
             repetition_seen: false,
             row_weight: ROW_WEIGHT,
+            tablebase: None,
+            tb_hits: 0,
             #[cfg(test)]
             guards: Guards {
                 store: true,
                 cycle: true,
             },
         }
+    }
+
+    /// Probes `tb` at every node below the root whose board it covers (`None`: no
+    /// tables). Tables of other rules are never probed.
+    pub fn set_tablebase(&mut self, tb: Option<Arc<Tablebase>>) {
+        self.tablebase = tb;
+    }
+
+    /// The table probed, if any.
+    pub fn tablebase(&self) -> Option<&Arc<Tablebase>> {
+        self.tablebase.as_ref()
+    }
+
+    /// The table's score of `pos` (mover's view) if it covers the board.
+    #[inline]
+    fn table_score(&mut self, pos: &Position) -> Option<i32> {
+        let tb = self.tablebase.as_ref()?;
+        if tb.rules() != self.rules {
+            return None;
+        }
+        let p = tb.probe(pos)?;
+        self.tb_hits += 1;
+        let me = pos.side.index();
+        let margin = pos.stores[me] as i32 - pos.stores[1 - me] as i32 + p.value;
+        Some(match p.outcome {
+            TbOutcome::Win => TB_WIN + margin,
+            TbOutcome::Loss => -(TB_WIN - margin),
+            TbOutcome::Draw => 0,
+        })
     }
 
     /// The rule set searched.
@@ -273,6 +322,7 @@ impl AlphaBeta {
         self.next_poll = POLL_EVERY;
         self.aborted = false;
         self.repetition_seen = false;
+        self.tb_hits = 0;
         self.history = [0; 12];
         self.table.new_search();
         self.load_history(game);
@@ -407,6 +457,11 @@ impl AlphaBeta {
                 Some(o) => terminal_score(&o, pos.side, ply),
                 None => self.evaluate(pos), // unreachable: no legal move means the game is over
             };
+        }
+        if ply > 0
+            && let Some(s) = self.table_score(pos)
+        {
+            return s;
         }
         if depth <= 0 || ply >= MAX_PLY {
             return self.evaluate(pos);
@@ -624,6 +679,9 @@ impl AlphaBeta {
             && let Some(o) = pos.status(rules)
         {
             return terminal_score(&o, pos.side, ply);
+        }
+        if let Some(s) = self.table_score(pos) {
+            return s;
         }
         self.evaluate(pos)
     }

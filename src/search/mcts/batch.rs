@@ -12,6 +12,8 @@ use super::{Algorithm, MctsConfig};
 use crate::game::{Game, MoveError, Position, RuleSet};
 use crate::rng::Rng;
 use crate::search::{Evaluation, Evaluator};
+use crate::tablebase::Tablebase;
+use std::sync::Arc;
 
 /// What one finished search says about its root.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,6 +68,8 @@ pub struct BatchSearch {
     pub evaluated: u64,
     /// Simulations run so far.
     pub simulations: u64,
+    /// Endgame tables: a new node whose board they cover is a finished game.
+    tablebase: Option<Arc<Tablebase>>,
 }
 
 impl BatchSearch {
@@ -107,7 +111,15 @@ impl BatchSearch {
             evals: vec![Evaluation::default(); n],
             evaluated: 0,
             simulations: 0,
+            tablebase: None,
         }
+    }
+
+    /// Treats every new node below the root whose board `tb` covers as a finished game
+    /// with the table's result (+1, 0, −1 for its mover): exact values where the network
+    /// would guess. Tables of other rules are ignored.
+    pub fn set_tablebase(&mut self, tb: Option<Arc<Tablebase>>) {
+        self.tablebase = tb.filter(|t| t.rules() == self.rules);
     }
 
     /// The search settings.
@@ -221,7 +233,7 @@ impl BatchSearch {
                 continue;
             }
             let table = (cfg.algorithm == Algorithm::Gumbel).then(|| &self.tables[s.table].2[..]);
-            match descend(s, cfg, rules, table) {
+            match descend(s, cfg, rules, table, self.tablebase.as_deref()) {
                 Leaf::NeedsEval(id) => {
                     let n = s.tree.node(id);
                     self.batch_pos.push(n.pos);
@@ -422,7 +434,13 @@ fn add_dirichlet(node: &mut super::tree::Node, cfg: &MctsConfig, rng: &mut Rng) 
 
 /// Descends slot `s`'s tree to a leaf, creating it if new. Terminal leaves are backed up
 /// here; new leaves are returned for evaluation, with `s.path` holding the way down.
-fn descend(s: &mut Slot, cfg: &MctsConfig, rules: RuleSet, table: Option<&[u32]>) -> Leaf {
+fn descend(
+    s: &mut Slot,
+    cfg: &MctsConfig,
+    rules: RuleSet,
+    table: Option<&[u32]>,
+    tb: Option<&Tablebase>,
+) -> Leaf {
     s.path.clear();
     let tree = &mut s.tree;
     let root = tree.root();
@@ -459,6 +477,15 @@ fn descend(s: &mut Slot, cfg: &MctsConfig, rules: RuleSet, table: Option<&[u32]>
                 return Leaf::Done;
             }
             let c = tree.add_child(rules, id, a, &s.path, s.game.history());
+            if let Some(tb) = tb
+                && tree.node(c).kind != NodeKind::Terminal
+                && let Some(p) = tb.probe(&tree.node(c).pos)
+            {
+                let n = tree.node_mut(c);
+                n.kind = NodeKind::Terminal;
+                n.legal = 0;
+                n.value = p.outcome.score() as f32;
+            }
             let n = tree.node(c);
             if n.kind == NodeKind::Terminal {
                 let v = n.value;

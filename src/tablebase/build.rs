@@ -1,0 +1,335 @@
+//! Retrograde analysis of one seed count.
+//!
+//! # What is solved
+//! Every board with `n` seeds, seen from the player to move (his pits are 0..5). A move
+//! either captures (or ends the game), leaving fewer seeds: its value is known from the
+//! finished tables of lower counts, and we call it an *exit*. Or it captures nothing and
+//! leads to another board with `n` seeds: an *inner* move. Inner moves form a graph with
+//! cycles, and a cycle is where the repetition rule decides the game.
+//!
+//! For each board two numbers are computed, both exact:
+//! - `L`: the margin the mover can force if every endless line counted as the worst for
+//!   him (he must reach an exit);
+//! - `H`: the margin he can force if every endless line counted as the best for him.
+//!
+//! The value with no history since the last capture lies in `[L, H]` whatever the
+//! repetition rule gives: a player forcing an exit does it along a line on which no
+//! position repeats. Where `L == H` the value is exact ("decided without repetition").
+//! Elsewhere the table stores the repetition score clamped into `[L, H]`: 0 when the
+//! seeds left are split evenly (`awari`, `traditional`, where this is exact: both sides
+//! can hold the game to the cycle's even split), and under the own-row rules the
+//! margin of the rows on the board now (what a repetition right here would give), which
+//! is the one approximation in the table (see the module docs of `tablebase`).
+//!
+//! # How
+//! `L` and `H` are the values of one game on a doubled graph: node `(P, A)` holds `L(P)`,
+//! node `(P, B)` holds `−H(P)` (from A's side); an inner move `P → Q` links `(P, A)` to
+//! `(Q, B)` and `(P, B)` to `(Q, A)`; A maximises, B minimises, endless play is −∞ for
+//! A. Such a game is solved in one sweep over the values from the highest down (a
+//! bucket queue, as Dijkstra's algorithm): an A node takes the first value a child or
+//! exit reaches; a B node waits until all of its children are known. Each node and each
+//! predecessor edge is touched once, so the cost is linear in the size of the graph.
+//! The predecessor lists are built from forward move generation (two passes: count,
+//! then fill), so no un-move generator is needed.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use rayon::prelude::*;
+
+use super::index::{boards_with, rank, unrank};
+use crate::game::{Leftover, Position, RuleSet, Side};
+
+/// No exit (a sentinel for `exit_max`) or a value not found yet.
+const NONE: i8 = i8::MIN;
+/// Boards handled by one parallel task.
+const CHUNK: usize = 1 << 14;
+
+/// One stored entry: the value (margin of future captures for the mover, −48..48) in
+/// the low 7 bits, offset by 48; bit 7 set when the value was decided without repetition.
+#[inline]
+pub fn encode(value: i8, exact: bool) -> u8 {
+    debug_assert!((-48..=48).contains(&value));
+    (value + 48) as u8 | ((exact as u8) << 7)
+}
+
+/// The inverse of [`encode`]: (value, decided without repetition).
+#[inline]
+pub fn decode(byte: u8) -> (i8, bool) {
+    ((byte & 0x7F) as i8 - 48, byte & 0x80 != 0)
+}
+
+/// The board of `pos` from the mover's view: his pits first.
+#[inline]
+pub fn mover_pits(pos: &Position) -> [u8; 12] {
+    match pos.side {
+        Side::South => pos.pits,
+        Side::North => {
+            let mut p = [0u8; 12];
+            p[..6].copy_from_slice(&pos.pits[6..]);
+            p[6..].copy_from_slice(&pos.pits[..6]);
+            p
+        }
+    }
+}
+
+/// What a move from a table board leads to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A capture or an ending: the mover's margin from here on, exact given the lower
+    /// tables.
+    Exit(i32),
+    /// No capture: the board (rank among boards with the same count) where the opponent
+    /// is now to move.
+    Inner(u32),
+}
+
+/// Seen from the mover (South, stores empty) on the board `pits` with `n` seeds: the
+/// terminal margin if the game is over, else each legal move's [`Step`] passed to `each`.
+/// `lower[m]` are the finished tables of `m < n` seeds.
+#[inline]
+pub fn steps(
+    rules: RuleSet,
+    pits: &[u8; 12],
+    n: usize,
+    lower: &[Vec<u8>],
+    mut each: impl FnMut(usize, Step),
+) -> Option<i32> {
+    let p = Position {
+        pits: *pits,
+        stores: [0, 0],
+        side: Side::South,
+    };
+    let mask = p.legal_moves(rules);
+    if mask == 0 {
+        let o = p.status(rules).expect("no legal move means the game is over");
+        return Some((o.halves[0] as i32 - o.halves[1] as i32) / 2);
+    }
+    for a in 0..6 {
+        if mask & (1 << a) == 0 {
+            continue;
+        }
+        let mut q = p;
+        q.apply(rules, a);
+        let left = q.board_seeds() as usize;
+        if left < n {
+            let gain = q.stores[0] as i32 - q.stores[1] as i32;
+            let (v, _) = decode(lower[left][rank(&mover_pits(&q)) as usize]);
+            let v = v as i32;
+            // Ouril: after a grand slam the mover moves again, so the next board's
+            // value is his own.
+            let sign = if q.side == Side::South { 1 } else { -1 };
+            each(a, Step::Exit(gain + sign * v));
+        } else {
+            // A move that captures nothing always hands the move over (only a capture
+            // of the whole row lets an ouril player move again).
+            debug_assert_eq!(q.side, Side::North);
+            each(a, Step::Inner(rank(&mover_pits(&q)) as u32));
+        }
+    }
+    None
+}
+
+/// The repetition score of a board from the mover's view: what the rules give if the
+/// game ends by repetition here.
+#[inline]
+fn repetition_score(rules: RuleSet, pits: &[u8; 12]) -> i32 {
+    match rules.repetition {
+        Leftover::SplitEvenly => 0,
+        Leftover::OwnRow => {
+            let own: i32 = pits[..6].iter().map(|&s| s as i32).sum();
+            let opp: i32 = pits[6..].iter().map(|&s| s as i32).sum();
+            own - opp
+        }
+    }
+}
+
+/// Figures of one solved seed count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CountStats {
+    /// Boards in the table.
+    pub boards: u64,
+    /// Boards whose value was decided without repetition (`L == H`).
+    pub exact: u64,
+    /// Inner (non-capturing) moves: edges of the graph solved.
+    pub inner_moves: u64,
+}
+
+/// Solves every board with `n` seeds; `lower` holds the tables of 0..n seeds. Returns
+/// one encoded byte per board, in rank order, and the figures. Runs on the current rayon
+/// pool.
+pub fn solve_count(rules: RuleSet, n: usize, lower: &[Vec<u8>]) -> (Vec<u8>, CountStats) {
+    assert_eq!(lower.len(), n, "tables of 0..{n} seeds needed");
+    let total = boards_with(n) as usize;
+    assert!(total < (1 << 30), "at most 2^30 boards per count");
+
+    // Pass 1: best exit, inner-move count and in-degree of every board.
+    let mut exit_max = vec![NONE; total];
+    let mut out_deg = vec![0u8; total];
+    let in_deg: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
+    exit_max
+        .par_chunks_mut(CHUNK)
+        .zip(out_deg.par_chunks_mut(CHUNK))
+        .enumerate()
+        .for_each(|(c, (ex, od))| {
+            for i in 0..ex.len() {
+                let pits = unrank(n, (c * CHUNK + i) as u64);
+                let mut best = i32::MIN;
+                let mut deg = 0u8;
+                let terminal = steps(rules, &pits, n, lower, |_, s| match s {
+                    Step::Exit(v) => best = best.max(v),
+                    Step::Inner(q) => {
+                        deg += 1;
+                        in_deg[q as usize].fetch_add(1, Ordering::Relaxed);
+                    }
+                });
+                if let Some(t) = terminal {
+                    best = t;
+                }
+                ex[i] = if best == i32::MIN { NONE } else { best as i8 };
+                od[i] = deg;
+            }
+        });
+
+    // Pass 2: predecessor lists (CSR). `cursor[q]` is where q's next predecessor goes.
+    let mut start = Vec::with_capacity(total + 1);
+    let mut sum = 0u64;
+    for d in &in_deg {
+        start.push(sum as u32);
+        sum += d.load(Ordering::Relaxed) as u64;
+    }
+    start.push(sum as u32);
+    assert!(sum < u32::MAX as u64, "too many inner moves for 32-bit offsets");
+    let edges = sum as usize;
+    for (c, s) in in_deg.iter().zip(&start) {
+        c.store(*s, Ordering::Relaxed);
+    }
+    let cursor = in_deg;
+    let preds: Vec<AtomicU32> = (0..edges).map(|_| AtomicU32::new(0)).collect();
+    (0..total.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+        let end = ((c + 1) * CHUNK).min(total);
+        for i in c * CHUNK..end {
+            if out_deg[i] == 0 {
+                continue;
+            }
+            let pits = unrank(n, i as u64);
+            steps(rules, &pits, n, lower, |_, s| {
+                if let Step::Inner(q) = s {
+                    let at = cursor[q as usize].fetch_add(1, Ordering::Relaxed);
+                    preds[at as usize].store(i as u32, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    drop(cursor);
+    let preds: Vec<u32> = preds.into_iter().map(AtomicU32::into_inner).collect();
+
+    // Pass 3: the sweep from the highest value down.
+    let (low, high) = sweep(n, &exit_max, &mut out_deg, &start, &preds);
+    drop(preds);
+    drop(start);
+
+    // The stored value.
+    let mut out = vec![0u8; total];
+    let exact: u64 = out
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .map(|(c, o)| {
+            let mut exact = 0u64;
+            for i in 0..o.len() {
+                let k = c * CHUNK + i;
+                let (l, h) = (low[k] as i32, high[k] as i32);
+                let pits = unrank(n, k as u64);
+                let f = repetition_score(rules, &pits);
+                let v = f.clamp(l, h);
+                let is_exact = l == h;
+                exact += is_exact as u64;
+                o[i] = encode(v as i8, is_exact);
+            }
+            exact
+        })
+        .sum();
+    (
+        out,
+        CountStats {
+            boards: total as u64,
+            exact,
+            inner_moves: edges as u64,
+        },
+    )
+}
+
+/// The bucket-queue sweep over the doubled graph. Returns `L` and `H` per board, with
+/// ∓(n+1) standing for ∓∞ (endless play).
+fn sweep(
+    n: usize,
+    exit_max: &[i8],
+    remaining: &mut [u8],
+    start: &[u32],
+    preds: &[u32],
+) -> (Vec<i8>, Vec<i8>) {
+    let total = exit_max.len();
+    let levels = 2 * n + 1;
+    let level = |v: i32| (v + n as i32) as usize;
+    // Entries: board index, bit 31 = B node, bit 30 = A node already given its value.
+    const B: u32 = 1 << 31;
+    const SET: u32 = 1 << 30;
+    let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); levels];
+    for k in 0..total {
+        if exit_max[k] != NONE {
+            buckets[level(exit_max[k] as i32)].push(k as u32);
+            if remaining[k] == 0 {
+                buckets[level(-(exit_max[k] as i32))].push(k as u32 | B);
+            }
+        }
+    }
+    let mut a = vec![NONE; total];
+    let mut b = vec![NONE; total];
+    for li in (0..levels).rev() {
+        let v = li as i32 - n as i32;
+        while let Some(e) = buckets[li].pop() {
+            let k = (e & !(B | SET)) as usize;
+            let (s, t) = (start[k] as usize, start[k + 1] as usize);
+            if e & B != 0 {
+                // B node k is known: every A predecessor not yet known takes v.
+                b[k] = v as i8;
+                for &p in &preds[s..t] {
+                    if a[p as usize] == NONE {
+                        a[p as usize] = v as i8;
+                        buckets[li].push(p | SET);
+                    }
+                }
+            } else {
+                if e & SET == 0 {
+                    if a[k] != NONE {
+                        continue; // reached earlier through a child
+                    }
+                    a[k] = v as i8;
+                }
+                // A node k is known: B predecessors wait for all of their children.
+                for &p in &preds[s..t] {
+                    let p = p as usize;
+                    remaining[p] -= 1;
+                    if remaining[p] == 0 {
+                        let bv = if exit_max[p] == NONE {
+                            v
+                        } else {
+                            v.min(-(exit_max[p] as i32))
+                        };
+                        buckets[level(bv)].push(p as u32 | B);
+                    }
+                }
+            }
+        }
+        buckets[li] = Vec::new();
+    }
+    let inf = n as i8 + 1;
+    for x in a.iter_mut() {
+        if *x == NONE {
+            *x = -inf;
+        }
+    }
+    for x in b.iter_mut() {
+        *x = if *x == NONE { inf } else { -*x };
+    }
+    (a, b)
+}

@@ -1,0 +1,280 @@
+//! Table files and the manifest: the on-disk format, written atomically, read with every
+//! check a truncated, corrupt or foreign file can fail.
+//!
+//! A table file `seeds-NN.tb` is a 32-byte header then one byte per board in rank order:
+//!
+//! | bytes | what |
+//! |---|---|
+//! | 0..4 | magic `OWTB` |
+//! | 4..8 | format version, u32 little-endian (1) |
+//! | 8 | seed count `n` |
+//! | 9 | rule set (index in the preset list: 0 abapa, 1 awari, 2 grand-slam-captures, 3 ouril, 4 traditional) |
+//! | 10..16 | zero |
+//! | 16..24 | boards, u64 little-endian: C(n+11, 11) |
+//! | 24..32 | checksum of the entries, u64 little-endian |
+//!
+//! The checksum is FNV-1a taken over the entries as little-endian 64-bit words (the
+//! last word zero-padded), so checking 226 MB takes a fraction of a second.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::TablebaseError;
+use super::index::boards_with;
+use crate::game::{Preset, RuleSet};
+
+/// The table file format version.
+pub const FORMAT_VERSION: u32 = 1;
+const MAGIC: &[u8; 4] = b"OWTB";
+const HEADER: usize = 32;
+/// The manifest's file name inside a table directory.
+pub const MANIFEST: &str = "manifest.json";
+
+/// What the value of an entry means, written into every manifest.
+pub const VALUE_MEANING: &str = "margin of future captures (mover's minus opponent's, seeds still on the board shared as the rules end the game) that the player to move can force with best play from this board, with no position repeated since the last capture; stores do not enter (the outcome is the sign of store difference + value). Bit 7 set: decided without repetition (exact). Bit 7 clear: a repetition decides; the value is the repetition score of this board (own-row rules: mover's row minus opponent's; split-evenly rules: 0) clamped into the interval both sides can force.";
+
+/// The manifest: `manifest.json` in the table directory.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    /// Always `oware-tablebase`.
+    pub format: String,
+    /// [`FORMAT_VERSION`].
+    pub version: u32,
+    /// The rule set's name.
+    pub rules: String,
+    /// The highest seed count whose file is complete.
+    pub max_seeds: usize,
+    /// What an entry means ([`VALUE_MEANING`]).
+    pub value: String,
+    /// One entry per seed count, 0..=max_seeds in order.
+    pub files: Vec<FileEntry>,
+}
+
+/// One seed count's file in the manifest.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FileEntry {
+    /// Seeds on every board of the file.
+    pub seeds: usize,
+    /// File name inside the directory.
+    pub file: String,
+    /// Boards (entries): C(seeds+11, 11).
+    pub boards: u64,
+    /// File size in bytes (header included).
+    pub bytes: u64,
+    /// Checksum of the entries, 16 hex digits.
+    pub checksum: String,
+    /// Boards decided without repetition.
+    pub exact: u64,
+    /// Non-capturing moves among the boards (edges of the solved graph).
+    pub inner_moves: u64,
+    /// Wall-clock seconds this count took to solve and write.
+    pub build_seconds: f64,
+}
+
+impl Manifest {
+    /// An empty manifest for `rules`.
+    pub fn new(rules: RuleSet) -> Manifest {
+        Manifest {
+            format: "oware-tablebase".into(),
+            version: FORMAT_VERSION,
+            rules: rules.name().into(),
+            max_seeds: 0,
+            value: VALUE_MEANING.into(),
+            files: Vec::new(),
+        }
+    }
+
+    /// Reads and checks `dir/manifest.json`; `Ok(None)` if there is none.
+    pub fn read(dir: &Path) -> Result<Option<Manifest>, TablebaseError> {
+        let path = dir.join(MANIFEST);
+        let text = match fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(TablebaseError::io(&path, e)),
+        };
+        let m: Manifest = serde_json::from_str(&text).map_err(|e| TablebaseError::Corrupt {
+            path: path.clone(),
+            what: format!("not a tablebase manifest ({e})"),
+        })?;
+        let bad = |what: String| TablebaseError::Corrupt {
+            path: path.clone(),
+            what,
+        };
+        if m.format != "oware-tablebase" {
+            return Err(bad(format!("format `{}`, expected `oware-tablebase`", m.format)));
+        }
+        if m.version != FORMAT_VERSION {
+            return Err(bad(format!(
+                "format version {}, this program reads {FORMAT_VERSION}",
+                m.version
+            )));
+        }
+        if m.rules.parse::<RuleSet>().is_err() {
+            return Err(bad(format!("unknown rule set `{}`", m.rules)));
+        }
+        for (i, f) in m.files.iter().enumerate() {
+            if f.seeds != i {
+                return Err(bad(format!("entry {i} is for {} seeds", f.seeds)));
+            }
+        }
+        if !m.files.is_empty() && m.max_seeds + 1 != m.files.len() {
+            return Err(bad(format!(
+                "max_seeds {} but {} files listed",
+                m.max_seeds,
+                m.files.len()
+            )));
+        }
+        Ok(Some(m))
+    }
+
+    /// Writes `dir/manifest.json` atomically.
+    pub fn write(&self, dir: &Path) -> Result<(), TablebaseError> {
+        let text = serde_json::to_string_pretty(self).expect("manifest serialises");
+        write_atomic(&dir.join(MANIFEST), text.as_bytes())
+    }
+}
+
+/// The file name of a seed count's table.
+pub fn file_name(seeds: usize) -> String {
+    format!("seeds-{seeds:02}.tb")
+}
+
+/// FNV-1a over little-endian 64-bit words (the last zero-padded).
+pub fn checksum(data: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut chunks = data.chunks_exact(8);
+    for c in &mut chunks {
+        h ^= u64::from_le_bytes(c.try_into().unwrap());
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h ^= u64::from_le_bytes(w);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+fn preset_index(rules: RuleSet) -> u8 {
+    Preset::ALL.iter().position(|&p| p == rules.preset).unwrap() as u8
+}
+
+/// Writes `data` to `path` through a temporary file in the same directory, synced, then
+/// renamed over `path`: a reader sees the old file or the new one, never half of one.
+pub fn write_atomic(path: &Path, data: &[u8]) -> Result<(), TablebaseError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let result = (|| {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(data)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        TablebaseError::io(path, e)
+    })
+}
+
+/// Writes the table of `seeds` seeds; returns its manifest entry (timing left at 0).
+pub fn write_table(
+    dir: &Path,
+    rules: RuleSet,
+    seeds: usize,
+    entries: &[u8],
+) -> Result<FileEntry, TablebaseError> {
+    let sum = checksum(entries);
+    let mut buf = Vec::with_capacity(HEADER + entries.len());
+    buf.extend_from_slice(MAGIC);
+    buf.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    buf.push(seeds as u8);
+    buf.push(preset_index(rules));
+    buf.extend_from_slice(&[0u8; 6]);
+    buf.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    buf.extend_from_slice(&sum.to_le_bytes());
+    buf.extend_from_slice(entries);
+    let name = file_name(seeds);
+    write_atomic(&dir.join(&name), &buf)?;
+    Ok(FileEntry {
+        seeds,
+        file: name,
+        boards: entries.len() as u64,
+        bytes: buf.len() as u64,
+        checksum: format!("{sum:016x}"),
+        exact: 0,
+        inner_moves: 0,
+        build_seconds: 0.0,
+    })
+}
+
+/// Reads and checks the table `entry` of `dir` for `rules`: size, header, rule set and
+/// checksum, against the file's own header and the manifest.
+pub fn read_table(dir: &Path, rules: RuleSet, entry: &FileEntry) -> Result<Vec<u8>, TablebaseError> {
+    let path = dir.join(&entry.file);
+    let bytes = fs::read(&path).map_err(|e| TablebaseError::io(&path, e))?;
+    let bad = |what: String| TablebaseError::Corrupt {
+        path: path.clone(),
+        what,
+    };
+    let boards = boards_with(entry.seeds);
+    if bytes.len() < HEADER {
+        return Err(bad(format!("{} bytes, shorter than the header", bytes.len())));
+    }
+    if &bytes[0..4] != MAGIC {
+        return Err(bad("not a tablebase file (bad magic)".into()));
+    }
+    let version = u32::from_le_bytes(bytes[4..8].try_into().unwrap());
+    if version != FORMAT_VERSION {
+        return Err(bad(format!(
+            "format version {version}, this program reads {FORMAT_VERSION}"
+        )));
+    }
+    if bytes[8] as usize != entry.seeds {
+        return Err(bad(format!(
+            "holds {} seeds, the manifest says {}",
+            bytes[8], entry.seeds
+        )));
+    }
+    let preset = Preset::ALL.get(bytes[9] as usize);
+    if preset != Some(&rules.preset) {
+        let found = preset.map_or("an unknown rule set", |p| p.name());
+        return Err(TablebaseError::Rules {
+            path: path.clone(),
+            expected: rules.name().into(),
+            found: found.into(),
+        });
+    }
+    let stated = u64::from_le_bytes(bytes[16..24].try_into().unwrap());
+    if stated != boards || entry.boards != boards {
+        return Err(bad(format!(
+            "{stated} boards in the header, {} in the manifest, {boards} expected",
+            entry.boards
+        )));
+    }
+    if bytes.len() as u64 != HEADER as u64 + boards {
+        return Err(bad(format!(
+            "{} bytes, expected {} (truncated or padded)",
+            bytes.len(),
+            HEADER as u64 + boards
+        )));
+    }
+    let stored = u64::from_le_bytes(bytes[24..32].try_into().unwrap());
+    let entries = bytes[HEADER..].to_vec();
+    let sum = checksum(&entries);
+    if sum != stored || format!("{sum:016x}") != entry.checksum {
+        return Err(bad(format!(
+            "checksum {sum:016x} does not match the header ({stored:016x}) or the manifest ({})",
+            entry.checksum
+        )));
+    }
+    if entries.iter().any(|&b| (b & 0x7F) as usize > 48 + entry.seeds || ((b & 0x7F) as i32) < 48 - entry.seeds as i32) {
+        return Err(bad(format!("an entry lies outside ±{} seeds", entry.seeds)));
+    }
+    Ok(entries)
+}

@@ -1,0 +1,385 @@
+//! The endgame tablebase: the exact value of every board with up to N seeds.
+//!
+//! # What a value means
+//! Stores only grow, and every way a game ends gives each player his store plus the
+//! seeds the rules hand him, so the final result depends on the stores now and on the
+//! *margin of future captures* (mover's gains minus the opponent's, the seeds left at an
+//! ending counted as the rules give them). The table stores that margin, −n..n, for the
+//! player to move, as best play forces it. The stores do not enter the index: the
+//! outcome with stores `own`, `opp` is the sign of `own − opp + value`. The early ends
+//! (a store reaching 25, a 24–24 split) cut a line short but never change who wins, since
+//! the leader's store cannot fall afterwards, so the table is exact for them too.
+//!
+//! # Repetition
+//! A position that recurs since the last capture ends the game. A table holds one value
+//! per board, so it is the value **with no position played since the last capture**
+//! (exactly the situation right after a capture, which is how every lower table is
+//! reached). Inside one seed count, the retrograde analysis ([`build`]) finds for each
+//! board the interval of margins that the two sides can force without any repetition;
+//! where the interval is a single value (bit 7 of the entry, "exact"), that is the value.
+//! Where it is not, a repetition decides the game:
+//! - when the rules split the seeds left evenly (`awari`, `traditional`) a repetition
+//!   scores 0 whatever the path, and the value (0 clamped into the interval) is exact too;
+//! - when each player takes his own row (`abapa`, `grand-slam-captures`, `ouril`) the
+//!   score depends on where the cycle closes, which one value per board cannot hold; the
+//!   table takes the score of a repetition at this board (own row minus the opponent's),
+//!   clamped into the interval. This is the table's one approximation; its disagreement
+//!   with a search that carries the history is measured (`oware tablebase verify`).
+//!
+//! # Layout
+//! One file per seed count (`seeds-NN.tb`, see [`file`]) and `manifest.json`; the
+//! board index is the combinatorial rank of the 12 pit counts ([`index`]).
+
+pub mod build;
+pub mod file;
+pub mod index;
+pub mod solve;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use thiserror::Error;
+
+use crate::game::{Position, RuleSet};
+pub use build::{CountStats, Step, decode, encode, mover_pits};
+pub use file::{FileEntry, Manifest};
+
+/// What can go wrong with a table directory.
+#[derive(Debug, Error)]
+pub enum TablebaseError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A file is truncated, corrupt or of another format.
+    #[error("{path}: {what}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// The tables are for other rules.
+    #[error("{path}: a table for the {found} rules, not {expected}")]
+    Rules {
+        /// The file.
+        path: PathBuf,
+        /// The rules asked for.
+        expected: String,
+        /// The rules of the file.
+        found: String,
+    },
+    /// The directory has no manifest.
+    #[error("{0}: no tablebase here (no manifest.json); build one with `oware tablebase build`")]
+    Missing(PathBuf),
+    /// A bad argument.
+    #[error("{0}")]
+    Argument(String),
+}
+
+impl TablebaseError {
+    fn io(path: &Path, source: std::io::Error) -> TablebaseError {
+        TablebaseError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Who wins with best play, for the player to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TbOutcome {
+    /// The mover wins.
+    Win,
+    /// A draw.
+    Draw,
+    /// The mover loses.
+    Loss,
+}
+
+impl TbOutcome {
+    /// `win`, `draw` or `loss`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TbOutcome::Win => "win",
+            TbOutcome::Draw => "draw",
+            TbOutcome::Loss => "loss",
+        }
+    }
+
+    /// `won`, `drawn` or `lost`.
+    pub fn past(self) -> &'static str {
+        match self {
+            TbOutcome::Win => "won",
+            TbOutcome::Draw => "drawn",
+            TbOutcome::Loss => "lost",
+        }
+    }
+
+    /// +1, 0, −1.
+    pub fn score(self) -> i32 {
+        match self {
+            TbOutcome::Win => 1,
+            TbOutcome::Draw => 0,
+            TbOutcome::Loss => -1,
+        }
+    }
+
+    fn of(final_margin: i32) -> TbOutcome {
+        match final_margin.signum() {
+            1 => TbOutcome::Win,
+            0 => TbOutcome::Draw,
+            _ => TbOutcome::Loss,
+        }
+    }
+}
+
+/// One probe's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// Margin of future captures the mover can force (−n..n seeds).
+    pub value: i32,
+    /// Decided without repetition (see the module docs).
+    pub exact: bool,
+    /// The result of the game with best play, given the stores.
+    pub outcome: TbOutcome,
+}
+
+/// A tablebase in memory: one table per seed count 0..=max_seeds.
+pub struct Tablebase {
+    rules: RuleSet,
+    dir: PathBuf,
+    tables: Vec<Vec<u8>>,
+}
+
+impl std::fmt::Debug for Tablebase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Tablebase({}, {} rules, up to {} seeds)",
+            self.dir.display(),
+            self.rules.name(),
+            self.max_seeds()
+        )
+    }
+}
+
+impl Tablebase {
+    /// Loads and checks every table of `dir` (manifest, sizes, headers, checksums).
+    pub fn open(dir: &Path) -> Result<Tablebase, TablebaseError> {
+        let m = Manifest::read(dir)?.ok_or_else(|| TablebaseError::Missing(dir.to_path_buf()))?;
+        if m.files.is_empty() {
+            return Err(TablebaseError::Corrupt {
+                path: dir.join(file::MANIFEST),
+                what: "lists no table file".into(),
+            });
+        }
+        let rules: RuleSet = m.rules.parse().expect("checked by Manifest::read");
+        let tables = m
+            .files
+            .iter()
+            .map(|e| file::read_table(dir, rules, e))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Tablebase {
+            rules,
+            dir: dir.to_path_buf(),
+            tables,
+        })
+    }
+
+    /// `open`, and checks the rule set is `rules`.
+    pub fn open_for(dir: &Path, rules: RuleSet) -> Result<Tablebase, TablebaseError> {
+        let tb = Tablebase::open(dir)?;
+        if tb.rules != rules {
+            return Err(TablebaseError::Rules {
+                path: dir.join(file::MANIFEST),
+                expected: rules.name().into(),
+                found: tb.rules.name().into(),
+            });
+        }
+        Ok(tb)
+    }
+
+    /// Tables built in memory (tests, and the build itself).
+    pub fn from_tables(rules: RuleSet, tables: Vec<Vec<u8>>) -> Tablebase {
+        Tablebase {
+            rules,
+            dir: PathBuf::from("(memory)"),
+            tables,
+        }
+    }
+
+    /// The rule set.
+    pub fn rules(&self) -> RuleSet {
+        self.rules
+    }
+
+    /// The directory it was loaded from.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The most seeds on a board the table knows.
+    pub fn max_seeds(&self) -> usize {
+        self.tables.len() - 1
+    }
+
+    /// Whether a position's board is in the table.
+    #[inline]
+    pub fn covers(&self, pos: &Position) -> bool {
+        (pos.board_seeds() as usize) < self.tables.len()
+    }
+
+    /// The raw entry of a board seen from its mover: (value, exact), or `None` beyond the
+    /// table. No allocation; a rank and one load.
+    #[inline]
+    pub fn value(&self, pos: &Position) -> Option<(i32, bool)> {
+        let n = pos.board_seeds() as usize;
+        let t = self.tables.get(n)?;
+        let (v, e) = decode(t[index::rank(&mover_pits(pos)) as usize]);
+        Some((v as i32, e))
+    }
+
+    /// The value, exactness and outcome of `pos` (stores included), or `None` beyond
+    /// the table.
+    #[inline]
+    pub fn probe(&self, pos: &Position) -> Option<Probe> {
+        let (value, exact) = self.value(pos)?;
+        let me = pos.side.index();
+        let store_diff = pos.stores[me] as i32 - pos.stores[1 - me] as i32;
+        Some(Probe {
+            value,
+            exact,
+            outcome: TbOutcome::of(store_diff + value),
+        })
+    }
+
+    /// Each legal move's margin for the mover (`None` for an illegal move), and the
+    /// terminal margin if the game is over: the move values of `probe`.
+    pub fn move_values(&self, pos: &Position) -> Option<[Option<i32>; 6]> {
+        let n = pos.board_seeds() as usize;
+        let t = self.tables.get(n)?;
+        let mut out = [None; 6];
+        let pits = mover_pits(pos);
+        build::steps(self.rules, &pits, n, &self.tables, |a, s| {
+            out[a] = Some(match s {
+                Step::Exit(v) => v,
+                Step::Inner(q) => -(decode(t[q as usize]).0 as i32),
+            });
+        });
+        Some(out)
+    }
+
+    /// Memory held by the tables, bytes.
+    pub fn bytes(&self) -> usize {
+        self.tables.iter().map(Vec::len).sum()
+    }
+}
+
+/// Opens `dir` once per process: later calls for the same directory share the tables
+/// in memory (a 20-seed table is 226 MB, and a match builds many players).
+pub fn open_shared(dir: &Path) -> Result<std::sync::Arc<Tablebase>, TablebaseError> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock, Weak};
+    static OPEN: OnceLock<Mutex<HashMap<PathBuf, Weak<Tablebase>>>> = OnceLock::new();
+    let key = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let mut open = OPEN
+        .get_or_init(|| Mutex::new(HashMap::new()))
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(tb) = open.get(&key).and_then(Weak::upgrade) {
+        return Ok(tb);
+    }
+    let tb = Arc::new(Tablebase::open(dir)?);
+    open.insert(key, Arc::downgrade(&tb));
+    Ok(tb)
+}
+
+/// Progress of a build, one call per finished seed count.
+pub struct BuildReport {
+    /// The manifest entry written.
+    pub entry: FileEntry,
+    /// Whether it was loaded from an earlier, interrupted build instead of solved now.
+    pub resumed: bool,
+}
+
+/// Builds (or finishes) the tables of every board with at most `max_seeds` seeds in `dir`
+/// under `rules` with `threads` threads (0: one per core). A directory holding a
+/// complete prefix of the tables resumes after it; tables of other rules are an error.
+pub fn build(
+    rules: RuleSet,
+    max_seeds: usize,
+    dir: &Path,
+    threads: usize,
+    mut on_count: impl FnMut(&BuildReport),
+) -> Result<Manifest, TablebaseError> {
+    if max_seeds > 30 {
+        return Err(TablebaseError::Argument(format!(
+            "--max-seeds {max_seeds}: at most 30 (C(41, 11) = 3.2 G boards already need 3 GB per byte of entry)"
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| TablebaseError::io(dir, e))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| TablebaseError::Argument(format!("thread pool: {e}")))?;
+    let mut manifest = match Manifest::read(dir)? {
+        Some(m) => {
+            if m.rules != rules.name() {
+                return Err(TablebaseError::Rules {
+                    path: dir.join(file::MANIFEST),
+                    expected: rules.name().into(),
+                    found: m.rules,
+                });
+            }
+            m
+        }
+        None => Manifest::new(rules),
+    };
+    let mut tables: Vec<Vec<u8>> = Vec::new();
+    for e in manifest.files.clone() {
+        if e.seeds > max_seeds {
+            break;
+        }
+        tables.push(file::read_table(dir, rules, &e)?);
+        on_count(&BuildReport {
+            entry: e,
+            resumed: true,
+        });
+    }
+    for n in tables.len()..=max_seeds {
+        let t0 = Instant::now();
+        let (entries, stats) = pool.install(|| build::solve_count(rules, n, &tables));
+        let mut entry = file::write_table(dir, rules, n, &entries)?;
+        entry.exact = stats.exact;
+        entry.inner_moves = stats.inner_moves;
+        entry.build_seconds = (t0.elapsed().as_secs_f64() * 100.0).round() / 100.0;
+        tables.push(entries);
+        manifest.files.truncate(n);
+        manifest.files.push(entry.clone());
+        manifest.max_seeds = n;
+        manifest.write(dir)?;
+        on_count(&BuildReport {
+            entry,
+            resumed: false,
+        });
+    }
+    Ok(manifest)
+}
+
+/// Builds the tables up to `max_seeds` in memory (tests and small tools).
+pub fn build_in_memory(rules: RuleSet, max_seeds: usize) -> Tablebase {
+    let mut tables = Vec::new();
+    for n in 0..=max_seeds {
+        let (t, _) = build::solve_count(rules, n, &tables);
+        tables.push(t);
+    }
+    Tablebase::from_tables(rules, tables)
+}
+
+#[cfg(test)]
+mod tests;

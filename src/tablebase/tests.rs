@@ -1,0 +1,203 @@
+//! Tables checked by hand-made positions, by an independent history-aware solver on
+//! every board with few seeds, and against damaged files.
+
+use super::solve::Solver;
+use super::*;
+use crate::game::{Preset, RuleSet};
+
+fn pos(text: &str) -> Position {
+    text.parse().expect("test position parses")
+}
+
+#[test]
+fn hand_made_values() {
+    let abapa = RuleSet::abapa();
+    let tb = build_in_memory(abapa, 4);
+    // No seeds to move: North takes his own row, 1 seed.
+    assert_eq!(tb.value(&pos("0-0-0-0-0-0-0-0-0-0-0-1-24-23-S")), Some((-1, true)));
+    // Cannot feed: A does not reach North, so South takes his own seed.
+    assert_eq!(tb.value(&pos("1-0-0-0-0-0-0-0-0-0-0-0-24-23-S")), Some((1, true)));
+    // The lone seed: F feeds pit 6; North's a stays in his row, cannot feed, North
+    // takes it.
+    assert_eq!(tb.value(&pos("0-0-0-0-0-1-0-0-0-0-0-0-23-24-S")), Some((-1, true)));
+    // The same seen from North: the mirror board.
+    assert_eq!(tb.value(&pos("0-0-0-0-0-0-0-0-0-0-0-1-23-24-N")), Some((-1, true)));
+    // Probe outcome with stores: 23 + 0 vs 24 + 1.
+    let p = tb.probe(&pos("0-0-0-0-0-1-0-0-0-0-0-0-23-24-S")).unwrap();
+    assert_eq!(p.outcome, TbOutcome::Loss);
+}
+
+#[test]
+fn grand_slam_under_every_rule_set() {
+    // South's F (1 seed) lands on North's only seed: a capture of the whole row.
+    let p = pos("0-0-0-0-0-1-1-0-0-0-0-0-23-23-S");
+    let expect = [
+        // abapa: nothing captured; North (a = 2) cannot feed and takes 2.
+        (Preset::Abapa, -2),
+        // awari: the only move is a grand slam: the game ends, each takes his row.
+        (Preset::Awari, 0),
+        // The capturer takes the 2 and the game ends.
+        (Preset::GrandSlamCaptures, 2),
+        // Captures 2, moves again with nothing left: he takes his (empty) row.
+        (Preset::Ouril, 2),
+        // Captures 2, the board is empty.
+        (Preset::Traditional, 2),
+    ];
+    for (preset, v) in expect {
+        let tb = build_in_memory(RuleSet::from_preset(preset), 2);
+        assert_eq!(tb.value(&p).map(|x| x.0), Some(v), "{}", preset.name());
+    }
+}
+
+#[test]
+fn capture_move_value_is_gain_minus_the_rest() {
+    // South's C (5 seeds) sows pits 3..7; pits 6 and 7 then hold 2 each and are taken
+    // (4 seeds); North keeps pit 11, so it is no grand slam.
+    let p = pos("0-0-5-0-0-0-1-1-0-0-0-1-20-20-S");
+    let tb = build_in_memory(RuleSet::abapa(), 8);
+    let mv = tb.move_values(&p).unwrap();
+    let mut q = p;
+    let info = q.apply(RuleSet::abapa(), 2);
+    assert_eq!(info.captured, 4);
+    assert_eq!(q.board_seeds(), 4);
+    // The rest is North's to move: its value counts against South.
+    let (rest, _) = tb.value(&q).unwrap();
+    assert_eq!(mv[2], Some(4 - rest));
+    // South has seeds only in C: the other moves are illegal.
+    assert_eq!(mv.iter().filter(|m| m.is_some()).count(), 1);
+}
+
+/// Every board with `seeds` seeds, South to move.
+fn boards(seeds: usize) -> impl Iterator<Item = Position> {
+    (0..index::boards_with(seeds)).map(move |r| Position {
+        pits: index::unrank(seeds, r),
+        stores: [0, 0],
+        side: crate::game::Side::South,
+    })
+}
+
+/// Compares the table with the history-aware solver on every board up to `max` seeds.
+/// Returns (boards, exact boards, inexact boards, disagreements among exact,
+/// disagreements among inexact, unsolved).
+fn agreement(rules: RuleSet, max: usize, node_limit: u64) -> [u64; 6] {
+    let tb = build_in_memory(rules, max);
+    let order = |p: &Position| -> [i32; 6] {
+        let mv = tb.move_values(p).unwrap();
+        std::array::from_fn(|a| mv[a].unwrap_or(i32::MIN / 2))
+    };
+    let mut solver = Solver::new(rules, node_limit).with_order(&order);
+    let mut f = [0u64; 6];
+    for n in 0..=max {
+        for p in boards(n) {
+            let (v, exact) = tb.value(&p).unwrap();
+            f[0] += 1;
+            f[if exact { 1 } else { 2 }] += 1;
+            let near = solver.solve_near(&p, v);
+            let full = solver.solve(&p, &[]);
+            assert_eq!(near, full, "{p}: the guess changed the result");
+            match full {
+                Ok(s) if s != v => f[if exact { 3 } else { 4 }] += 1,
+                Ok(_) => {}
+                Err(_) => f[5] += 1,
+            }
+        }
+    }
+    f
+}
+
+#[test]
+fn exact_entries_agree_with_brute_force_up_to_6_seeds() {
+    for preset in Preset::ALL {
+        let rules = RuleSet::from_preset(preset);
+        let [total, exact, inexact, bad_exact, bad_inexact, unsolved] =
+            agreement(rules, 6, 2_000_000);
+        println!(
+            "{}: {total} boards, {exact} exact, {inexact} decided by repetition; \
+             disagreements: {bad_exact} exact, {bad_inexact} repetition; unsolved {unsolved}",
+            preset.name()
+        );
+        assert_eq!(total, index::boards_up_to(6));
+        assert_eq!(unsolved, 0, "{}", preset.name());
+        assert_eq!(bad_exact, 0, "{}: an exact entry disagrees", preset.name());
+        if rules.repetition == crate::game::Leftover::SplitEvenly {
+            assert_eq!(bad_inexact, 0, "{}: split-evenly tables are exact", preset.name());
+        }
+    }
+}
+
+#[test]
+fn exact_value_is_the_best_move_value() {
+    let rules = RuleSet::abapa();
+    let tb = build_in_memory(rules, 7);
+    for n in 1..=7 {
+        for p in boards(n) {
+            let (v, exact) = tb.value(&p).unwrap();
+            let mv = tb.move_values(&p).unwrap();
+            let best = mv.iter().flatten().max().copied();
+            match best {
+                None => assert!(exact, "a finished game is exact"),
+                Some(b) if exact => assert_eq!(b, v, "{p}"),
+                Some(_) => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn files_round_trip_and_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = RuleSet::abapa();
+    let mut fresh = 0;
+    build(rules, 3, dir.path(), 2, |r| fresh += !r.resumed as usize).unwrap();
+    assert_eq!(fresh, 4);
+    let mut resumed = 0;
+    let m = build(rules, 5, dir.path(), 2, |r| resumed += r.resumed as usize).unwrap();
+    assert_eq!(resumed, 4);
+    assert_eq!(m.max_seeds, 5);
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let mem = build_in_memory(rules, 5);
+    assert_eq!(tb.tables, mem.tables);
+}
+
+#[test]
+fn damaged_files_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = RuleSet::abapa();
+    build(rules, 3, dir.path(), 1, |_| {}).unwrap();
+    let f = dir.path().join("seeds-03.tb");
+    let good = std::fs::read(&f).unwrap();
+
+    // Truncated.
+    std::fs::write(&f, &good[..good.len() - 5]).unwrap();
+    let e = Tablebase::open(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("seeds-03.tb") && e.contains("truncated"), "{e}");
+    // One entry changed.
+    let mut bad = good.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 1;
+    std::fs::write(&f, &bad).unwrap();
+    let e = Tablebase::open(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("seeds-03.tb") && e.contains("checksum"), "{e}");
+    // Missing.
+    std::fs::remove_file(&f).unwrap();
+    let e = Tablebase::open(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("seeds-03.tb"), "{e}");
+    std::fs::write(&f, &good).unwrap();
+    // Other rules.
+    let e = Tablebase::open_for(dir.path(), RuleSet::from_preset(Preset::Awari))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("abapa") && e.contains("awari"), "{e}");
+    let e = build(RuleSet::from_preset(Preset::Awari), 3, dir.path(), 1, |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("abapa"), "{e}");
+    // A garbled manifest.
+    std::fs::write(dir.path().join("manifest.json"), "{ not json").unwrap();
+    let e = Tablebase::open(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("manifest.json"), "{e}");
+    // No manifest at all.
+    let empty = tempfile::tempdir().unwrap();
+    let e = Tablebase::open(empty.path()).unwrap_err().to_string();
+    assert!(e.contains("no tablebase"), "{e}");
+}
