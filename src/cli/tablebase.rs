@@ -75,6 +75,9 @@ pub struct VerifyArgs {
     /// a board uniformly among those with that count).
     #[arg(long, default_value_t = 12)]
     max_seeds: usize,
+    /// Check only boards with exactly this many seeds (instead of 1..=--max-seeds).
+    #[arg(long)]
+    seeds: Option<usize>,
     /// Seed of the random boards.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -223,6 +226,11 @@ fn verify(a: VerifyArgs) -> Result<()> {
             tb.max_seeds()
         );
     }
+    if let Some(n) = a.seeds
+        && (n == 0 || n > tb.max_seeds())
+    {
+        bail!("--seeds {n}: expected 1 to {}", tb.max_seeds());
+    }
     if a.max_seeds == 0 || a.positions == 0 {
         bail!("--max-seeds and --positions must be positive");
     }
@@ -238,7 +246,10 @@ fn verify(a: VerifyArgs) -> Result<()> {
     let (mut outcome_bad, mut nodes) = (0u64, 0u64);
     let mut examples = Vec::new();
     for _ in 0..a.positions {
-        let n = 1 + rng.below(a.max_seeds as u32) as usize;
+        let n = match a.seeds {
+            Some(n) => n,
+            None => 1 + rng.below(a.max_seeds as u32) as usize,
+        };
         let r = rng.bits() % index::boards_with(n);
         let pos = Position {
             pits: index::unrank(n, r),
