@@ -54,7 +54,7 @@ pub enum PlayerSpec {
         /// Simulations per move.
         sims: u32,
     },
-    /// An external program speaking `shared/ENGINE-PROTOCOL.md`.
+    /// An external program speaking the engine protocol (`docs/engine-protocol.md`).
     Engine {
         /// The command line (split on whitespace; no shell).
         command: String,

@@ -55,7 +55,8 @@ pub fn run(a: Args) -> Result<()> {
     if a.json {
         let v = serde_json::json!({
             "best": best, "score": r.score_cp, "depth": r.depth, "nodes": r.nodes,
-            "nps": r.nps, "pv": r.pv,
+            "nps": r.nps, "time_ms": r.elapsed.as_millis() as u64,
+            "seconds": r.elapsed.as_secs_f64(), "pv": r.pv,
         });
         super::out(&format!("{v}\n"))
     } else {
