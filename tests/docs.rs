@@ -45,7 +45,8 @@ fn the_worked_examples_replay_to_the_positions_they_state() {
         if before.matches('-').count() != 14 {
             continue;
         }
-        let (status, out, err) = oware(&["show", "--rules", rules, "--fen", before, "--moves", moves]);
+        let (status, out, err) =
+            oware(&["show", "--rules", rules, "--fen", before, "--moves", moves]);
         assert_eq!(status, 0, "{line}: {err}");
         assert!(
             out.contains(&format!("\nposition {after}\n")),
@@ -86,9 +87,16 @@ fn every_link_between_the_texts_leads_to_a_file_of_the_repository() {
                 continue;
             }
             let p = dir.join(file);
-            assert!(p.exists(), "{}: link to {target}: no {}", page.display(), p.display());
             assert!(
-                p.canonicalize().unwrap().starts_with(root().canonicalize().unwrap()),
+                p.exists(),
+                "{}: link to {target}: no {}",
+                page.display(),
+                p.display()
+            );
+            assert!(
+                p.canonicalize()
+                    .unwrap()
+                    .starts_with(root().canonicalize().unwrap()),
                 "{}: {target} is outside the repository",
                 page.display()
             );
@@ -106,7 +114,10 @@ fn no_text_points_to_files_outside_the_repository() {
                 if !name.starts_with('.') && name != "target" && name != "shared" {
                     walk(&p, out);
                 }
-            } else if ["md", "rs", "toml"].iter().any(|x| name.ends_with(&format!(".{x}"))) {
+            } else if ["md", "rs", "toml"]
+                .iter()
+                .any(|x| name.ends_with(&format!(".{x}")))
+            {
                 out.push(p);
             }
         }

@@ -198,7 +198,15 @@ fn an_engine_that_cannot_start_or_never_answers_is_an_error_before_the_match() {
     ] {
         let t0 = std::time::Instant::now();
         let o = oware(&[
-            "eval", "--player", "random", "--opponent", spec, "--games", "4", "--json", "-q",
+            "eval",
+            "--player",
+            "random",
+            "--opponent",
+            spec,
+            "--games",
+            "4",
+            "--json",
+            "-q",
         ]);
         let e = stderr(&o);
         assert_eq!(o.status.code(), Some(1), "{spec}: {e}");

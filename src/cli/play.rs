@@ -205,7 +205,7 @@ fn parse_human_move(line: &str, human: Side, game: &Game) -> Result<usize, Strin
     Ok(action)
 }
 
-const HELP: &str = "commands: a move letter of your side (capitals A..F for South, small a..f for North), \
+const HELP: &str = "commands: a move letter of your side (capitals A..F for South, small a..f for North),\n\
 undo (take back your last move and the reply), hint (the network's suggestion), board, help, quit\n";
 
 /// The message `on_interrupt_say` writes, kept for the signal handler.
@@ -264,9 +264,10 @@ pub fn run(a: Args) -> Result<()> {
     s.reset_to(start);
     on_interrupt_say("\ninterrupted (Ctrl-C); game abandoned\n");
     let mut text = format!(
-        "oware-zero ({} rules, level {}): you are {human}, playing {}. {HELP}\
-         The board is drawn from your side: your row at the bottom. Seeds are sown \
-         anticlockwise: left to right along the bottom row, then right to left along the top.\n",
+        "oware-zero ({} rules, level {}): you are {human}; your pits are {}.\n\
+         The board is drawn from your side, your row at the bottom. Seeds are sown\n\
+         anticlockwise: left to right along the bottom row, then right to left along the top.\n\
+         {HELP}",
         rules.name(),
         format!("{:?}", a.level).to_lowercase(),
         mask_letters(human, 0b11_1111)

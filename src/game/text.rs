@@ -6,7 +6,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::position::{EndReason, MoveInfo, Outcome, Position, Side, move_letter, parse_move_letter};
+use super::position::{
+    EndReason, MoveInfo, Outcome, Position, Side, move_letter, parse_move_letter,
+};
 use super::rules::{Leftover, RuleSet, TOTAL_SEEDS};
 
 /// What was wrong with a position text or a move list. The message names the bad token
@@ -211,7 +213,12 @@ fn seeds(x: f32) -> String {
 /// a grand slam that captured nothing, the seeds a `grand-slam-captures` finish takes, a
 /// player who moves again. `before` is the position the move was played in (by
 /// `before.side`), `after` the one it led to.
-pub fn move_words(before: &Position, after: &Position, action: usize, info: &MoveInfo) -> Option<String> {
+pub fn move_words(
+    before: &Position,
+    after: &Position,
+    action: usize,
+    info: &MoveInfo,
+) -> Option<String> {
     let me = before.side;
     let them = me.opponent();
     let from = me.base() + action;
@@ -236,7 +243,11 @@ pub fn move_words(before: &Position, after: &Position, action: usize, info: &Mov
                 (had > 0 && after.pits[i] == 0).then(|| format!("{} {had}", move_letter(them, a)))
             })
             .collect();
-        parts.push(format!("{me} captures {}: {}", info.captured, pits.join(", ")));
+        parts.push(format!(
+            "{me} captures {}: {}",
+            info.captured,
+            pits.join(", ")
+        ));
         let taken = after.stores[me.index()] as i32
             - before.stores[me.index()] as i32
             - info.captured as i32;
@@ -285,10 +296,7 @@ pub fn ending_words(last: &Position, rules: RuleSet, outcome: &Outcome) -> Strin
                 None => result,
             }
         }
-        EndReason::EvenSplit => format!(
-            "both players have {} seeds: {result}",
-            TOTAL_SEEDS / 2
-        ),
+        EndReason::EvenSplit => format!("both players have {} seeds: {result}", TOTAL_SEEDS / 2),
         EndReason::CannotFeed => format!(
             "{mover} cannot give {} any seeds: {}; {result}",
             mover.opponent(),
@@ -399,10 +407,23 @@ mod tests {
         let lines: Vec<&str> = d.lines().collect();
         // South's row on top, F at the left; North's own row at the bottom, a..f.
         assert!(lines[0].trim_start().starts_with("F    E"), "{d}");
-        assert!(lines[2].starts_with("S   6  |  6 |  5 |  4 |  3 |  2 |  1 |"), "{d}");
-        assert!(lines[4].starts_with("N   0  |  7 |  0 |  0 |  0 |  0 | 14 |"), "{d}");
+        assert!(
+            lines[2].starts_with("S   6  |  6 |  5 |  4 |  3 |  2 |  1 |"),
+            "{d}"
+        );
+        assert!(
+            lines[4].starts_with("N   0  |  7 |  0 |  0 |  0 |  0 | 14 |"),
+            "{d}"
+        );
         assert!(lines[6].trim_start().starts_with("a    b"), "{d}");
         // South's view is the usual one.
-        assert!(diagram(&p).lines().next().unwrap().trim_start().starts_with("f    e"));
+        assert!(
+            diagram(&p)
+                .lines()
+                .next()
+                .unwrap()
+                .trim_start()
+                .starts_with("f    e")
+        );
     }
 }

@@ -392,7 +392,8 @@ fn weights_mismatch(r: &burn::store::ApplyResult) -> Option<String> {
                 expected,
                 found,
             } => format!("layer {path} holds {found:?} numbers, the model {expected:?}"),
-            ApplyError::AdapterError { path, message } | ApplyError::LoadError { path, message } => {
+            ApplyError::AdapterError { path, message }
+            | ApplyError::LoadError { path, message } => {
                 format!("layer {path}: {message}")
             }
         });
@@ -404,7 +405,10 @@ fn weights_mismatch(r: &burn::store::ApplyResult) -> Option<String> {
 
 /// Sizes as `256×354`.
 fn dims(d: &[usize]) -> String {
-    d.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("×")
+    d.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join("×")
 }
 
 impl Checkpoint {

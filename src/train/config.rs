@@ -326,7 +326,11 @@ fn plain_words(e: &toml::de::Error) -> String {
     let first = full.lines().next().unwrap_or("").trim();
     let mut msg = e
         .message()
-        .trim()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(": ")
         .replace("invalid type: ", "")
         .replace("invalid value: ", "");
     // "string \"x\", expected usize" → "expected usize, not string \"x\"".
@@ -340,7 +344,7 @@ fn plain_words(e: &toml::de::Error) -> String {
         Some(at) => format!("{at}: {msg}"),
         None => match full.lines().find_map(|l| l.trim().strip_prefix("in `")) {
             Some(key) => format!("{}: {msg}", key.trim_end_matches('`')),
-            None => msg.lines().map(str::trim).collect::<Vec<_>>().join(" "),
+            None => msg,
         },
     };
     for (rust, words) in [
@@ -437,14 +441,20 @@ mod tests {
         let e = Config::from_toml("[search]\nsimulations = 8\ncheap_simulations = 16\n", &[])
             .unwrap_err();
         let m = format!("{e:#}");
-        assert!(m.contains("search.simulations = 8") && m.contains("cheap_simulations = 16"), "{m}");
+        assert!(
+            m.contains("search.simulations = 8") && m.contains("cheap_simulations = 16"),
+            "{m}"
+        );
     }
 
     #[test]
     fn errors_are_one_line_in_plain_words() {
         let e = Config::from_toml("[train]\nbatch_size = \"x\"\n", &[]).unwrap_err();
         let m = format!("{e:#}");
-        assert!(!m.contains('\n') && m.contains("expected a whole number"), "{m}");
+        assert!(
+            !m.contains('\n') && m.contains("expected a whole number"),
+            "{m}"
+        );
         // A syntax error names the line.
         let e = Config::from_toml("seed = 1\n[train\n", &[]).unwrap_err();
         let m = format!("{e:#}");
@@ -480,7 +490,10 @@ mod tests {
         let m = format!("{e:#}");
         assert!(m.contains("--set 'train.batch_size=abc'"), "{m}");
         assert!(m.contains("train.batch_size"), "{m}");
-        assert!(m.contains("expected a whole number") && !m.contains("usize"), "{m}");
+        assert!(
+            m.contains("expected a whole number") && !m.contains("usize"),
+            "{m}"
+        );
         // A fault already in the file is not blamed on a good override.
         let e = Config::from_toml("[train]\nbatch_size = \"x\"\n", &["seed=3".into()]).unwrap_err();
         assert!(!format!("{e:#}").contains("--set"), "{e:#}");

@@ -194,7 +194,12 @@ fn band_panel(
         }))
         .map_err(|e| anyhow!("{e}"))?
         .label("95% interval")
-        .legend(|(x, y)| PathElement::new(vec![(x + 8, y - 6), (x + 8, y + 6)], BLUE.mix(0.5).stroke_width(2)));
+        .legend(|(x, y)| {
+            PathElement::new(
+                vec![(x + 8, y - 6), (x + 8, y + 6)],
+                BLUE.mix(0.5).stroke_width(2),
+            )
+        });
     chart
         .draw_series(
             pts.iter()
@@ -206,9 +211,11 @@ fn band_panel(
         .legend(|(x, y)| Circle::new((x + 8, y), 3, BLUE.filled()));
     if pts.iter().any(|p| p.bound) {
         chart
-            .draw_series(pts.iter().filter(|p| p.bound).map(|p| {
-                Circle::new((p.x, clip(p.y)), 5, RED.stroke_width(2))
-            }))
+            .draw_series(
+                pts.iter()
+                    .filter(|p| p.bound)
+                    .map(|p| Circle::new((p.x, clip(p.y)), 5, RED.stroke_width(2))),
+            )
             .map_err(|e| anyhow!("{e}"))?
             .label("all games won: a bound, not a measurement")
             .legend(|(x, y)| Circle::new((x + 8, y), 5, RED.stroke_width(2)));

@@ -542,10 +542,13 @@ fn log_lines(
     );
     let mut lines = vec![first, second];
     if let Some(s) = eval {
-        let mut who = s.opponent.clone();
-        if who.chars().count() > 40 {
-            who = format!("…{}", who.chars().rev().take(39).collect::<Vec<_>>().into_iter().rev().collect::<String>());
-        }
+        // A long opponent (a model's path) keeps its end, which names it best.
+        let n = s.opponent.chars().count();
+        let who = if n > 40 {
+            format!("…{}", s.opponent.chars().skip(n - 39).collect::<String>())
+        } else {
+            s.opponent.clone()
+        };
         lines.push(format!(
             "  vs {who}: score {:.3}, Elo {:+.0} [{:+.0}, {:+.0}]",
             s.score, s.elo, s.elo_ci95.0, s.elo_ci95.1
@@ -719,11 +722,23 @@ mod tests {
         let lines = log_lines(&row, &t, 500_000, Some(&eval));
         assert_eq!(lines.len(), 3);
         for l in &lines {
-            assert!(l.chars().count() <= 100, "{} columns: {l}", l.chars().count());
+            assert!(
+                l.chars().count() <= 100,
+                "{} columns: {l}",
+                l.chars().count()
+            );
         }
-        assert!(lines[0].starts_with("iter 12345 of 99999 | 99h59m"), "{}", lines[0]);
+        assert!(
+            lines[0].starts_with("iter 12345 of 99999 | 99h59m"),
+            "{}",
+            lines[0]
+        );
         assert!(lines[0].contains("50h00m left"), "{}", lines[0]);
-        assert!(lines[1].contains("window 1000.0k (rule 500.0k)"), "{}", lines[1]);
+        assert!(
+            lines[1].contains("window 1000.0k (rule 500.0k)"),
+            "{}",
+            lines[1]
+        );
         // A run bounded by time alone shows no N.
         let t = TrainConfig {
             iterations: 0,
