@@ -253,8 +253,7 @@ fn network_engine_info_depth_is_the_depth_reached_and_nodes_the_simulations() {
         assert_eq!(code, 0, "{err}");
         let last = out
             .lines()
-            .filter(|l| l.starts_with("info depth "))
-            .last()
+            .rfind(|l| l.starts_with("info depth "))
             .unwrap_or_else(|| panic!("{out}"));
         last.split_whitespace().map(str::to_string).collect()
     };

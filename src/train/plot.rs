@@ -156,6 +156,7 @@ fn band_panel(
     name: &str,
     pts: &[Banded],
     bounded: impl Fn(f64) -> bool,
+    floor: f64,
     x: (f64, f64),
 ) -> Result<()> {
     if pts.is_empty() {
@@ -166,8 +167,8 @@ fn band_panel(
             .flat_map(|p| [p.y, p.low, p.high])
             .filter(|&v| bounded(v)),
     );
-    // Room below the data for the legend, so that it hides no point.
-    let y = (y.0 - 0.6 * (y.1 - y.0), y.1);
+    // Room below the data for the legend, so that it hides no point (not below `floor`).
+    let y = ((y.0 - 0.6 * (y.1 - y.0)).max(floor.min(y.0)), y.1);
     let clip = |v: f64| v.clamp(y.0, y.1);
     let mut chart = chart(area, title, x, y)?;
     let band = BLUE.mix(0.15);
@@ -322,6 +323,7 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path, name: &str) -> Result<()
             "score",
             &score,
             |_| true,
+            0.0,
             x,
         )?;
         band_panel(
@@ -330,6 +332,7 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path, name: &str) -> Result<()
             "Elo",
             &elo,
             |v| v.abs() < UNBOUNDED_ELO,
+            -UNBOUNDED_ELO,
             x,
         )?;
         panel(
