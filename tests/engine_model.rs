@@ -54,7 +54,7 @@ fn a_session_with_a_network() {
     e.send("isready");
     assert_eq!(e.until("readyok"), ["readyok"]);
 
-    // RULES.md example 4: C captures 11 seeds and wins; the search sees the exact
+    // docs/rules.md example 4: C captures 11 seeds and wins; the search sees the exact
     // terminal value even with random weights.
     e.send("position fen 0-0-8-0-0-1-1-1-1-1-2-3-15-15-S");
     e.send("go nodes 300");
@@ -161,7 +161,7 @@ fn a_missing_model_is_a_clear_error() {
 #[test]
 fn without_model_the_engine_plays_the_shipped_network() {
     // `oware engine` with no arguments: what a GUI such as Aualé runs. The shipped network
-    // (checkpoints/oware-abapa) is loaded, and it finds RULES.md example 4's winning C.
+    // (checkpoints/oware-abapa) is loaded, and it finds docs/rules.md example 4's winning C.
     let mut e = Engine::start(&[]);
     uci_as_mcts(&mut e);
     e.send("position fen 0-0-8-0-0-1-1-1-1-1-2-3-15-15-S");

@@ -27,7 +27,7 @@ fn a_protocol_session() {
     e.send("isready");
     assert_eq!(e.until("readyok"), ["readyok"]);
 
-    // RULES.md example 4: C captures five pits and wins.
+    // docs/rules.md example 4: C captures five pits and wins.
     e.send("position fen 0-0-8-0-0-1-1-1-1-1-2-3-15-15-S");
     e.send("go depth 5");
     let lines = e.until("bestmove");

@@ -190,30 +190,36 @@ fn a_match_against_the_engine_runs_through_the_protocol() {
 }
 
 #[test]
-fn an_engine_that_cannot_start_loses_every_game_and_is_reported() {
-    let o = oware(&[
-        "eval",
-        "--player",
-        "random",
-        "--opponent",
-        "engine:/nonexistent/engine",
-        "--games",
-        "4",
-        "--json",
-        "-q",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
-    assert_eq!(v["wins"], 4, "{v}");
-    let f = v["forfeits"].as_array().unwrap();
-    assert_eq!(f.len(), 4);
-    assert!(
-        f[0]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("/nonexistent/engine"),
-        "{v}"
-    );
+fn an_engine_that_cannot_start_or_never_answers_is_an_error_before_the_match() {
+    // A program that does not exist; `cat`, which echoes `uci` back and never says `uciok`.
+    for (spec, want) in [
+        ("engine:/nonexistent/engine", "/nonexistent/engine"),
+        ("engine:cat", "uciok"),
+    ] {
+        let t0 = std::time::Instant::now();
+        let o = oware(&[
+            "eval",
+            "--player",
+            "random",
+            "--opponent",
+            spec,
+            "--games",
+            "4",
+            "--json",
+            "-q",
+        ]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{spec}: {e}");
+        assert!(stdout(&o).is_empty(), "{spec}: no match report");
+        // One `error:` line, last (the shell may say "not found" before it).
+        let errors: Vec<&str> = e.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "{spec}: {e}");
+        assert!(errors[0].starts_with("error: --opponent: "), "{spec}: {e}");
+        assert_eq!(e.lines().last(), Some(errors[0]), "{spec}: {e}");
+        assert!(e.contains(want), "{spec}: {e}");
+        // One handshake wait at most (10 s), not one per game.
+        assert!(t0.elapsed().as_secs() < 20, "{spec}: {:?}", t0.elapsed());
+    }
 }
 
 #[test]
@@ -247,6 +253,24 @@ fn an_engine_that_dies_or_answers_nonsense_loses_that_game_and_the_match_goes_on
                 .all(|x| x["reason"].as_str().unwrap().contains(want)),
             "{v}"
         );
+        // In text, the summary line counts them, and each is listed.
+        let o = oware(&[
+            "eval",
+            "--player",
+            "mcts:sims=8",
+            "--opponent",
+            &script,
+            "--games",
+            "4",
+            "-q",
+        ]);
+        let text = stdout(&o);
+        let summary = text.lines().nth(1).unwrap();
+        assert!(
+            summary.starts_with("games 4: +4 =0 -0") && summary.contains("(4 by forfeit"),
+            "{text}"
+        );
+        assert_eq!(text.matches("forfeited: ").count(), 4, "{text}");
     }
 }
 

@@ -39,7 +39,7 @@ fn play_a_whole_game_through_a_pipe() {
     assert!(out.contains("is not legal here"), "{out}");
     assert!(out.contains("N  "), "the board diagram: {out}");
     assert!(
-        out.contains("game over ("),
+        out.contains("game over: "),
         "{}",
         &out[out.len().saturating_sub(3000)..]
     );
@@ -113,7 +113,7 @@ fn analyze_grades_a_handed_over_winning_capture_as_a_blunder() {
     assert!(first.contains("blunder"), "{out}");
     assert!(out.contains("result: N"), "{out}");
 
-    // RULES.md example 4: F instead of the winning C throws away a forced win.
+    // docs/rules.md example 4: F instead of the winning C throws away a forced win.
     let (code, out, err) = oware(
         &[
             "analyze",

@@ -481,6 +481,16 @@ impl EngineDriver {
     }
 }
 
+/// Starts the engine `command` once, as a match would (the `uci`/`isready` handshake and,
+/// for rules other than the default, the `Rules` option), then lets it go: an engine that
+/// cannot start or does not follow the protocol is refused before a match, instead of
+/// losing every game by forfeit.
+pub fn check_engine(command: &str, rules: RuleSet) -> Result<(), String> {
+    let driver = EngineDriver::new(command, AlphaBetaLimit::Depth(1), rules);
+    driver.start()?.quit();
+    Ok(())
+}
+
 impl Drop for EngineDriver {
     fn drop(&mut self) {
         if let Some(p) = self.process.take() {

@@ -19,7 +19,7 @@ pub mod stats;
 pub use ladder::{LadderConfig, LadderReport, LadderRung, run_ladder, run_ladder_with};
 pub use r#match::{
     GameEnd, GameRecord, MatchConfig, MatchError, MatchProgress, MatchReport, Opening, Openings,
-    choose_moves, parse_openings, random_openings, run_match, run_match_with,
+    check_engine, choose_moves, parse_openings, random_openings, run_match, run_match_with,
 };
 pub use player::{AlphaBetaLimit, MctsEval, Player, PlayerError, PlayerSpec, SpecError};
 pub use stats::{Decision, Pentanomial, Sprt, SprtConfig, Summary, Wdl};

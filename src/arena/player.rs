@@ -65,7 +65,7 @@ pub enum PlayerSpec {
         /// Endgame tables: a covered position is a finished game with the table's result.
         tb: Option<PathBuf>,
     },
-    /// An external program speaking `shared/ENGINE-PROTOCOL.md`.
+    /// An external program speaking the engine protocol (`docs/engine-protocol.md`).
     Engine {
         /// The command line (split on whitespace; no shell).
         command: String,

@@ -13,12 +13,12 @@ use crate::net::{DeviceKind, NetEvaluator};
 pub struct Args {
     /// A checkpoint directory, or a run directory (its latest checkpoint).
     /// Default: the shipped network, checkpoints/oware-abapa.
-    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path())]
+    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path(), hide_default_value = true)]
     model: PathBuf,
     /// The moves of the game (`FfBe` or "F f B e").
     #[arg(long)]
     game: String,
-    /// The position the game starts from (FEN, as in RULES.md); default: the start.
+    /// The position the game starts from (FEN, docs/notation.md); default: the start.
     #[arg(long)]
     fen: Option<String>,
     /// Rule set; default: the model's.

@@ -1,4 +1,4 @@
-//! `oware engine`: the engine text protocol (shared/ENGINE-PROTOCOL.md) on stdin/stdout,
+//! `oware engine`: the engine text protocol (docs/engine-protocol.md) on stdin/stdout,
 //! played by MCTS with a network (the shipped `checkpoints/oware-abapa` unless `--model`
 //! names another) or, with `--alphabeta`, by the alpha-beta search.
 

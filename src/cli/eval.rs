@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use crate::arena::{
-    MatchConfig, MatchProgress, Openings, Player, PlayerSpec, SprtConfig, parse_openings,
-    run_match_with,
+    MatchConfig, MatchProgress, Openings, Player, PlayerSpec, SprtConfig, check_engine,
+    parse_openings, run_match_with,
 };
 use crate::game::RuleSet;
 
@@ -87,9 +87,15 @@ pub struct Args {
 }
 
 /// Parses a SPEC and builds its player, naming the flag on error.
+/// An external engine is started once here, so that one which cannot start or never
+/// answers `uci` is an error before the match, not a forfeit in every game.
 pub(crate) fn build_player(flag: &str, spec: &str, rules: RuleSet, seed: u64) -> Result<Player> {
     let s: PlayerSpec = spec.parse().with_context(|| flag.to_string())?;
-    Player::from_spec(&s, rules, seed).with_context(|| flag.to_string())
+    let player = Player::from_spec(&s, rules, seed).with_context(|| flag.to_string())?;
+    if let Player::Engine { command, .. } = &player {
+        check_engine(command, rules).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
+    }
+    Ok(player)
 }
 
 /// The progress line: games done, W/D/L so far, rate.
@@ -277,6 +283,19 @@ fn run_accuracy(a: Args, rules: RuleSet, mut player: Player) -> Result<()> {
     ))
 }
 
+/// The summary with its first line (games and W/D/L) counting the forfeits, if any:
+/// a game won by forfeit is never counted silently as a win.
+fn forfeit_count(summary: &str, forfeits: &[(usize, crate::game::Side, String)]) -> String {
+    if forfeits.is_empty() {
+        return summary.to_string();
+    }
+    let (first, rest) = summary.split_once('\n').unwrap_or((summary, ""));
+    format!(
+        "{first}  ({} by forfeit, listed below)\n{rest}",
+        forfeits.len()
+    )
+}
+
 pub fn run(a: Args) -> Result<()> {
     let rules = super::parse_rules(&a.rules)?;
     let player_spec = player_spec(a.player.as_deref(), a.model.as_deref(), a.sims)?;
@@ -337,7 +356,7 @@ pub fn run(a: Args) -> Result<()> {
         super::out(&format!("{}\n", report.json()))?;
     } else {
         let mut t = format!("{} vs {}\n", report.player, report.opponent);
-        t += &report.summary.text();
+        t += &forfeit_count(&report.summary.text(), &report.forfeits());
         if report.stopped_early {
             t += "stopped early by the SPRT\n";
         }

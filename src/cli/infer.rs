@@ -17,9 +17,9 @@ pub struct Args {
     /// A checkpoint directory, or a run directory (meaning the checkpoint named in its
     /// `checkpoints/latest`).
     /// Default: the shipped network, checkpoints/oware-abapa.
-    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path())]
+    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path(), hide_default_value = true)]
     model: PathBuf,
-    /// Position (FEN, as in RULES.md); default: the start.
+    /// Position (FEN, docs/notation.md); default: the start.
     #[arg(long)]
     fen: Option<String>,
     /// Moves to play first (`FfBe` or "F f B e").

@@ -52,7 +52,7 @@ enum Command {
     Infer(infer::Args),
     /// The alpha-beta engine's best move, score and principal variation for a position.
     Search(search::Args),
-    /// Speak the engine text protocol (shared/ENGINE-PROTOCOL.md) on stdin/stdout.
+    /// Speak the engine text protocol (docs/engine-protocol.md) on stdin/stdout.
     Engine(engine::Args),
     /// Play a match between two players: W/D/L, Elo with a 95% interval, LOS, SPRT.
     Eval(eval::Args),
@@ -107,10 +107,31 @@ pub fn main() -> i32 {
             if is_broken_pipe(&e) {
                 return 0;
             }
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(&e));
             1
         }
     }
+}
+
+/// An error and its causes on one line, each cause once: an error whose message already
+/// quotes its cause (an OS error after a file name, say) does not print it twice.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let t = cause.to_string();
+        if out.contains(t.trim()) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&t);
+    }
+    out.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
@@ -128,7 +149,7 @@ pub(crate) fn parse_rules(name: &str) -> Result<RuleSet> {
 /// `--fen`, `--moves` and `--rules`: the position a command looks at.
 #[derive(clap::Args, Debug)]
 pub(crate) struct PositionArgs {
-    /// Position (FEN, as in RULES.md); default: the start. Give the position at the last
+    /// Position (FEN, docs/notation.md); default: the start. Give the position at the last
     /// capture and the moves since with --moves, so repetition is seen.
     #[arg(long)]
     fen: Option<String>,

@@ -9,7 +9,7 @@ use crate::game::perft;
 /// Arguments of `oware perft`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Start position (FEN, as in RULES.md); default: the start.
+    /// Start position (FEN, docs/notation.md); default: the start.
     #[arg(long)]
     fen: Option<String>,
     /// Rule set: abapa, awari, grand-slam-captures, ouril, traditional.
@@ -33,6 +33,12 @@ pub fn run(a: Args) -> Result<()> {
     let t0 = Instant::now();
     let mut counts = Vec::new();
     let mut lines = String::new();
+    if !a.json {
+        super::out(&format!(
+            "{:>5} {:>15} {:>12} {:>10}\n",
+            "depth", "leaves", "seconds", "M moves/s"
+        ))?;
+    }
     for d in 1..=a.depth {
         let t = Instant::now();
         let n = perft(&pos, rules, d);
@@ -40,7 +46,7 @@ pub fn run(a: Args) -> Result<()> {
         if !a.json {
             let s = t.elapsed().as_secs_f64();
             lines = format!(
-                "{lines}{d:>3} {n:>15} {s:>10.3} s {:>8.1} M/s\n",
+                "{lines}{d:>5} {n:>15} {s:>12.3} {:>10.1}\n",
                 n as f64 / s.max(1e-9) / 1e6
             );
             super::out(&lines)?;

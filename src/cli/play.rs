@@ -11,8 +11,11 @@
 //! | strong | 400 | no | 0 |
 //! | master | 1600 | no | 0 |
 //!
-//! Commands: a move letter (your side's; either case), `undo` (takes back your last move
-//! and the reply), `hint` (a full search for you), `board`, `help`, `quit`.
+//! Commands: a move letter of your side (`A`..`F` as South, `a`..`f` as North: the
+//! letters of the position text, case and all), `undo` (takes back your last move and
+//! the reply), `hint` (a full search for you), `board`, `help`, `quit`. The board is
+//! drawn from your side; every capture and the ending are said in words (the words of
+//! `oware show`). End of input (Ctrl-D) and Ctrl-C both end the game with a message.
 
 use std::io::{self, BufRead};
 use std::path::PathBuf;
@@ -20,7 +23,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 
 use crate::engine::mcts::line_letters;
-use crate::game::{Game, RuleSet, Side, diagram, mask_letters, move_letter};
+use crate::game::{
+    Game, RuleSet, Side, diagram_for, ending_words, mask_letters, move_letter, move_words,
+    parse_move_letter,
+};
 use crate::net::{DeviceKind, NetEvaluator};
 use crate::search::Evaluator;
 use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
@@ -58,7 +64,7 @@ const HINT_SIMULATIONS: u32 = 400;
 pub struct Args {
     /// A checkpoint directory, or a run directory (its latest checkpoint).
     /// Default: the shipped network, checkpoints/oware-abapa.
-    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path())]
+    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path(), hide_default_value = true)]
     model: PathBuf,
     /// How strongly the network plays.
     #[arg(long, value_enum, default_value = "amateur")]
@@ -69,7 +75,7 @@ pub struct Args {
     /// Rule set; default: the model's.
     #[arg(long)]
     rules: Option<String>,
-    /// Start from this position (FEN, as in RULES.md) instead of the start.
+    /// Start from this position (FEN, docs/notation.md) instead of the start.
     #[arg(long)]
     fen: Option<String>,
     /// Seed of the computer's randomness (noise and temperature).
@@ -116,12 +122,14 @@ impl Session {
         self.game = game;
     }
 
-    fn play(&mut self, action: usize) -> Result<()> {
-        self.game.play(action)?;
+    /// Plays `action` for the side to move; returns what it did in words, if anything.
+    fn play(&mut self, action: usize) -> Result<Option<String>> {
+        let before = *self.game.position();
+        let info = self.game.play(action)?;
         self.search
             .play(0, action)
             .context("the search's copy of the game disagrees")?;
-        Ok(())
+        Ok(move_words(&before, self.game.position(), action, &info))
     }
 
     /// Searches the current position; returns (best action, value for the mover, pv).
@@ -143,18 +151,21 @@ impl Session {
             let (sims, noise, t) = self.level.settings();
             let side = self.game.position().side;
             let (a, v, _) = self.think(sims, noise, t);
-            self.play(a)?;
+            let words = self.play(a)?;
             out.push_str(&format!(
                 "oware plays {} (its value {:+.2})\n",
                 move_letter(side, a),
                 v
             ));
+            if let Some(w) = words {
+                out.push_str(&format!("{w}\n"));
+            }
         }
         Ok(())
     }
 
     fn board(&self) -> String {
-        let mut s = diagram(self.game.position());
+        let mut s = diagram_for(self.game.position(), self.human);
         if !self.game.moves().is_empty() {
             s.push_str(&format!("moves: {}\n", self.game.move_text()));
         }
@@ -190,13 +201,17 @@ fn parse_human_move(line: &str, human: Side, game: &Game) -> Result<usize, Strin
             "'{line}' is not a command or a move; type help for the commands"
         ));
     };
-    let lower = c.to_ascii_lowercase();
-    if !('a'..='f').contains(&lower) {
+    let Some((owner, action)) = parse_move_letter(c) else {
         return Err(format!(
             "'{c}' is not a move: pits are A..F (South) and a..f (North)"
         ));
+    };
+    if owner != human {
+        return Err(format!(
+            "'{c}' is {owner}'s pit: you play {human}'s pits, {}",
+            mask_letters(human, 0b11_1111)
+        ));
     }
-    let action = (lower as u8 - b'a') as usize;
     let legal = game.legal_moves();
     if legal & (1 << action) == 0 {
         let letter = move_letter(human, action);
@@ -213,8 +228,32 @@ fn parse_human_move(line: &str, human: Side, game: &Game) -> Result<usize, Strin
     Ok(action)
 }
 
-const HELP: &str = "commands: a move letter of your side (A..F for South, a..f for North; either case), \
+const HELP: &str = "commands: a move letter of your side (capitals A..F for South, small a..f for North),\n\
 undo (take back your last move and the reply), hint (the network's suggestion), board, help, quit\n";
+
+/// The message `on_interrupt_say` writes, kept for the signal handler.
+static INTERRUPT_MESSAGE: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Makes Ctrl-C (SIGINT) end the program with `message` on stdout and exit code 130 (the
+/// shell's code for an interrupt), as end of input ends it with a message.
+fn on_interrupt_say(message: &'static str) {
+    extern "C" fn handler(_: libc::c_int) {
+        // Only async-signal-safe calls here: write(2) and _exit(2).
+        if let Some(m) = INTERRUPT_MESSAGE.get() {
+            // SAFETY: the message is a 'static string; write(2) reads len bytes of it.
+            unsafe {
+                libc::write(1, m.as_ptr().cast(), m.len());
+            }
+        }
+        // SAFETY: _exit ends the process at once, as a signal handler may.
+        unsafe { libc::_exit(130) }
+    }
+    let _ = INTERRUPT_MESSAGE.set(message);
+    // SAFETY: installs a handler that only calls async-signal-safe functions.
+    unsafe {
+        libc::signal(libc::SIGINT, handler as *const () as libc::sighandler_t);
+    }
+}
 
 /// Runs the subcommand with its parsed arguments.
 pub fn run(a: Args) -> Result<()> {
@@ -248,10 +287,15 @@ pub fn run(a: Args) -> Result<()> {
     };
     s.search.set_tablebase(s.tablebase.clone());
     s.reset_to(start);
+    on_interrupt_say("\ninterrupted (Ctrl-C); game abandoned\n");
     let mut text = format!(
-        "oware-zero ({} rules, level {}): you are {human}. {HELP}",
+        "oware-zero ({} rules, level {}): you are {human}; your pits are {}.\n\
+         The board is drawn from your side, your row at the bottom. Seeds are sown\n\
+         anticlockwise: left to right along the bottom row, then right to left along the top.\n\
+         {HELP}",
         rules.name(),
-        format!("{:?}", a.level).to_lowercase()
+        format!("{:?}", a.level).to_lowercase(),
+        mask_letters(human, 0b11_1111)
     );
     s.computer_moves(&mut text)?;
     text.push_str(&s.board());
@@ -292,7 +336,9 @@ pub fn run(a: Args) -> Result<()> {
             }
             _ => match parse_human_move(cmd, human, &s.game) {
                 Ok(action) => {
-                    s.play(action)?;
+                    if let Some(w) = s.play(action)? {
+                        out.push_str(&format!("{w}\n"));
+                    }
                     s.computer_moves(&mut out)?;
                     out.push_str(&s.board());
                 }
@@ -300,17 +346,14 @@ pub fn run(a: Args) -> Result<()> {
             },
         }
         if let Some(o) = s.game.outcome() {
-            let st = o.stores();
             let verdict = match o.winner() {
-                None => "a draw".to_string(),
-                Some(w) if w == human => "you win".to_string(),
-                Some(_) => "oware wins".to_string(),
+                None => "a draw",
+                Some(w) if w == human => "you win",
+                Some(_) => "oware wins",
             };
             out.push_str(&format!(
-                "game over ({}): South {} – North {}: {verdict}\n",
-                o.reason.name(),
-                st[0],
-                st[1]
+                "game over: {}. {verdict}\n",
+                ending_words(s.game.position(), rules, &o)
             ));
             super::out(&out)?;
             return Ok(());
@@ -336,7 +379,9 @@ mod tests {
                 .unwrap(),
         );
         assert_eq!(parse_human_move("F", Side::South, &g), Ok(5));
-        assert_eq!(parse_human_move("f", Side::South, &g), Ok(5));
+        // One rule for letter case: South's pits are A..F, North's a..f.
+        let e = parse_human_move("f", Side::South, &g).unwrap_err();
+        assert!(e.contains("North's pit") && e.contains("ABCDEF"), "{e}");
         let e = parse_human_move("A", Side::South, &g).unwrap_err();
         assert!(e.contains("feed") && e.contains("legal: F"), "{e}");
         let e = parse_human_move("B", Side::South, &g).unwrap_err();

@@ -30,7 +30,13 @@ pub fn run(a: Args) -> Result<()> {
         );
     }
     let rows = metrics::read(&dir.metrics())?;
+    if rows.is_empty() {
+        bail!(
+            "{} has no rows: nothing to draw (a run writes one row per finished iteration)",
+            dir.metrics().display()
+        );
+    }
     let out = a.out.unwrap_or_else(|| dir.plot());
-    learning_curves(&rows, &out)?;
+    learning_curves(&rows, &out, &dir.name())?;
     super::out(&format!("{} ({} iterations)\n", out.display(), rows.len()))
 }

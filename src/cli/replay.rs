@@ -1,4 +1,9 @@
 //! `oware replay`: validates game records, one JSON line per position.
+//!
+//! Games are numbered from 1 in input order (blank and comment-only lines do not count);
+//! `ply` is the number of moves played, so the start is ply 0 and the k-th move leads to
+//! ply k. An error line names the game and the ply the bad move would have made (0 for a
+//! bad position). Every game is replayed; the exit code is 1 if any had an error.
 
 use std::io::{BufRead, BufWriter, Write};
 
@@ -40,8 +45,9 @@ fn state_json(i: usize, g: &Game) -> Value {
     })
 }
 
-/// Replays one line, writing a JSON line per position (or an error line).
-fn replay_line(i: usize, line: &str, rules: RuleSet, w: &mut impl Write) -> std::io::Result<()> {
+/// Replays one line, writing a JSON line per position (or an error line). Returns
+/// whether the game had an error.
+fn replay_line(i: usize, line: &str, rules: RuleSet, w: &mut impl Write) -> std::io::Result<bool> {
     let (fen, moves) = match line.split_once(';') {
         Some((f, m)) => (Some(f.trim()), m),
         None => (None, line),
@@ -50,11 +56,12 @@ fn replay_line(i: usize, line: &str, rules: RuleSet, w: &mut impl Write) -> std:
         Some(f) => match f.parse::<Position>() {
             Ok(p) => p,
             Err(e) => {
-                return writeln!(
+                writeln!(
                     w,
                     "{}",
                     json!({"game": i, "ply": 0, "error": e.to_string()})
-                );
+                )?;
+                return Ok(true);
             }
         },
         None => Position::start(),
@@ -64,15 +71,16 @@ fn replay_line(i: usize, line: &str, rules: RuleSet, w: &mut impl Write) -> std:
     for c in moves.chars().filter(|c| !c.is_whitespace() && *c != ',') {
         if let Err(e) = g.play_letter(c) {
             let ply = g.moves().len() + 1;
-            return writeln!(
+            writeln!(
                 w,
                 "{}",
                 json!({"game": i, "ply": ply, "error": e.to_string()})
-            );
+            )?;
+            return Ok(true);
         }
         writeln!(w, "{}", state_json(i, &g))?;
     }
-    Ok(())
+    Ok(false)
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -80,6 +88,7 @@ pub fn run(a: Args) -> Result<()> {
     let stdin = std::io::stdin().lock();
     let mut w = BufWriter::new(std::io::stdout().lock());
     let mut i = 0;
+    let mut bad = Vec::new();
     for line in stdin.lines() {
         let line = line?;
         // Text from `#` on is a comment (game records carry their result there).
@@ -90,9 +99,18 @@ pub fn run(a: Args) -> Result<()> {
         if t.is_empty() {
             continue;
         }
-        replay_line(i, t, rules, &mut w)?;
         i += 1;
+        if replay_line(i, t, rules, &mut w)? {
+            bad.push(i.to_string());
+        }
     }
     w.flush()?;
+    if !bad.is_empty() {
+        anyhow::bail!(
+            "{} of {i} games had an error (game {}); see their \"error\" lines",
+            bad.len(),
+            bad.join(", ")
+        );
+    }
     Ok(())
 }

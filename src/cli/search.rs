@@ -61,8 +61,8 @@ pub fn run(a: Args) -> Result<()> {
     if a.json {
         let v = serde_json::json!({
             "best": best, "score": r.score_cp, "depth": r.depth, "nodes": r.nodes,
-            "nps": r.nps, "pv": r.pv, "time_ms": r.elapsed.as_millis() as u64,
-            "tb_hits": ab.tb_hits,
+            "nps": r.nps, "time_ms": r.elapsed.as_millis() as u64,
+            "seconds": r.elapsed.as_secs_f64(), "pv": r.pv, "tb_hits": ab.tb_hits,
         });
         super::out(&format!("{v}\n"))
     } else {

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 
-use crate::game::{diagram, mask_letters};
+use crate::game::{Game, diagram, ending_words, mask_letters, move_letter, move_words};
 
 /// Arguments of `oware show`.
 #[derive(clap::Args, Debug)]
@@ -17,22 +17,30 @@ pub fn run(a: Args) -> Result<()> {
     let p = game.position();
     let mut s = diagram(p);
     s.push_str(&format!("position {p}\nrules {rules}\n"));
+    // The last move of --moves, in the words `oware play` uses.
+    if let Some((&(side, a), earlier)) = game.moves().split_last() {
+        let mut g = Game::new(rules, *game.start());
+        for &(_, m) in earlier {
+            g.play(m as usize)?;
+        }
+        let before = *g.position();
+        let info = g.play(a as usize)?;
+        let letter = move_letter(side, a as usize);
+        match move_words(&before, g.position(), a as usize, &info) {
+            Some(w) => s.push_str(&format!("last move {letter}: {w}\n")),
+            None => s.push_str(&format!("last move {letter}: no capture\n")),
+        }
+    }
     match game.outcome() {
         None => s.push_str(&format!(
             "legal moves: {}\n",
             mask_letters(p.side, game.legal_moves())
         )),
-        Some(o) => {
-            let [a, b] = o.stores();
-            let who = match o.winner() {
-                Some(w) => format!("{w} wins"),
-                None => "draw".to_string(),
-            };
-            s.push_str(&format!(
-                "game over ({}): {who}, {a}-{b}\n",
-                o.reason.name()
-            ));
-        }
+        Some(o) => s.push_str(&format!(
+            "game over: {} ({})\n",
+            ending_words(p, rules, &o),
+            o.reason.name()
+        )),
     }
     super::out(&s)
 }

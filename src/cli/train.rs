@@ -74,7 +74,7 @@ pub fn run(a: Args) -> Result<()> {
     )?;
     if !a.quiet {
         eprintln!(
-            "done: {} iterations, {} games, {:.1} minutes; latest checkpoint {}",
+            "done: {} iterations, {} games, {:.1} minutes\nlatest checkpoint: {}",
             state.iteration,
             state.total_games,
             state.wall_seconds / 60.0,

@@ -22,7 +22,7 @@
 //!
 //! | grade | value lost |
 //! |---|---|
-//! | best | the search's best move, or ≤ 0.02 |
+//! | best | the search's best move, or ≤ 0.02 (then a tie: "best (tie with C)", `tie` in JSON) |
 //! | excellent | ≤ 0.05 |
 //! | good | ≤ 0.10 |
 //! | inaccuracy | ≤ 0.20 |
@@ -131,6 +131,8 @@ pub struct MoveReview {
     pub loss: f32,
     /// The grade.
     pub grade: Grade,
+    /// Graded best although the search preferred `best`: the two are as good (within 0.02).
+    pub tie: bool,
     /// What alpha-beta proved about the position before the move, if anything: `win` or
     /// `loss` for the mover.
     pub proof_before: Option<&'static str>,
@@ -297,6 +299,7 @@ pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) ->
             value_best,
             loss: loss.min(2.0),
             grade,
+            tie: grade == Grade::Best && !played_best,
             proof_before: proof_name(before.proof),
             proof_after: proof_name(proof_after),
             table_before: table_name(before.table),
@@ -306,9 +309,19 @@ pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) ->
     out
 }
 
+/// The grade as the text review shows it: a best move that is not the search's choice
+/// says it ties with it, so "best" never sits beside another best move unexplained.
+fn grade_text(r: &MoveReview) -> String {
+    if r.tie {
+        format!("best (tie with {})", r.best)
+    } else {
+        r.grade.name().to_string()
+    }
+}
+
 /// A review as text: one line per move, then the count of each grade per side.
 pub fn review_text(reviews: &[MoveReview]) -> String {
-    let mut s = String::from("ply  move  best  before   after    lost  grade       pv\n");
+    let mut s = String::from("ply  move  best  before   after    lost  grade              pv\n");
     for r in reviews {
         let proof = match (r.table_before, r.table_after, r.proof_before, r.proof_after) {
             (Some(b), Some(a), _, _) if a == b => format!("  [{b} with best play]"),
@@ -320,14 +333,14 @@ pub fn review_text(reviews: &[MoveReview]) -> String {
             (None, _, None, None) => String::new(),
         };
         s.push_str(&format!(
-            "{:>3}  {:>4}  {:>4}  {:>+6.3}  {:>+6.3}  {:>6.3}  {:<10}  {}{}\n",
+            "{:>3}  {:>4}  {:>4}  {:>+6.3}  {:>+6.3}  {:>6.3}  {:<17}  {}{}\n",
             r.ply,
             r.played,
             r.best,
             r.value_before,
             r.value_after,
             r.loss,
-            r.grade.name(),
+            grade_text(r),
             r.pv,
             proof
         ));
@@ -402,7 +415,7 @@ mod tests {
 
     #[test]
     fn throwing_away_a_forced_win_is_a_blunder() {
-        // RULES.md example 4: C wins at once; F does not.
+        // docs/rules.md example 4: C wins at once; F does not.
         let r = reviewed("0-0-8-0-0-1-1-1-1-1-2-3-15-15-S", "F");
         assert_eq!(r[0].grade, Grade::Blunder, "{r:?}");
         assert_eq!(r[0].best, 'C');

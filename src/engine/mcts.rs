@@ -17,7 +17,9 @@
 //! The `Simulations` option (`--sims`) caps every search, and `MoveTime` (`--movetime`)
 //! caps its time; the tree's size caps both at [`MAX_SIMULATIONS`].
 //!
-//! Info lines: `depth` is the principal variation's length, `nodes` the simulations,
+//! Info lines: `depth` is the depth the search reached (the deepest position in the tree,
+//! in plies from the root; MCTS grows unevenly, so this is a selective depth), `nodes`
+//! the simulations, `pv` the most-visited line (at most 16 moves),
 //! and `score cp` the root value v ∈ [−1, 1] (mover's view, P(win) − P(loss)) mapped
 //! linearly: cp = round([`CP_PER_VALUE`]·v). A sure win (v = 1) reads as 24 seeds ahead,
 //! half the seeds, and stays below the ±10 000 the alpha-beta engine reserves for
@@ -192,7 +194,7 @@ impl MctsSearcher {
             side,
             best_move: Some(best as u8),
             score_cp: (r.value.clamp(-1.0, 1.0) * CP_PER_VALUE).round() as i32,
-            depth: pv_moves.len() as u32,
+            depth: tree_depth(self.search.tree(0)),
             nodes: sims as u64,
             nps: (sims as f64 / elapsed.as_secs_f64().max(1e-6)) as u64,
             elapsed,
@@ -200,6 +202,21 @@ impl MctsSearcher {
             pv_moves,
         }
     }
+}
+
+/// The deepest node of `tree`, in plies below the root (0 before any simulation).
+fn tree_depth(tree: &crate::search::mcts::SearchTree) -> u32 {
+    let mut deepest = 0;
+    let mut stack = vec![(tree.root(), 0u32)];
+    while let Some((id, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        for &c in &tree.node(id).children {
+            if c != 0 {
+                stack.push((c, d + 1));
+            }
+        }
+    }
+    deepest
 }
 
 impl EngineSearcher for MctsSearcher {
@@ -326,7 +343,7 @@ mod tests {
 
     #[test]
     fn finds_the_winning_capture() {
-        // RULES.md example 4: C captures 11 and wins at once (terminal values are exact).
+        // docs/rules.md example 4: C captures 11 and wins at once (terminal values are exact).
         let pos: Position = "0-0-8-0-0-1-1-1-1-1-2-3-15-15-S".parse().unwrap();
         let game = Game::new(RuleSet::abapa(), pos);
         let mut s = searcher(None);

@@ -1,4 +1,4 @@
-//! The engine text protocol of `shared/ENGINE-PROTOCOL.md` (UCI-like lines on stdin and
+//! The engine text protocol of `docs/engine-protocol.md` (UCI-like lines on stdin and
 //! stdout): the server loop, generic over any [`EngineSearcher`], and the client that
 //! drives an external engine process ([`client::EngineProcess`]). Two players:
 //! [`AlphaBetaSearcher`] and [`MctsSearcher`] (MCTS with a network); [`analysis`]

@@ -1,7 +1,7 @@
 //! The rule set: one small value holding every rule combination the engine supports.
 //!
 //! Passed by value to everything that plays the game; nothing reads a global.
-//! The presets are the ones of `shared/RULES.md`.
+//! The presets are the ones `docs/rules.md` describes.
 
 use std::fmt;
 use std::str::FromStr;
@@ -35,7 +35,7 @@ pub enum Leftover {
     SplitEvenly,
 }
 
-/// The named presets of `shared/RULES.md`.
+/// The named presets (`docs/rules.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Preset {
     /// International competition rules (the default).
@@ -51,7 +51,7 @@ pub enum Preset {
 }
 
 impl Preset {
-    /// Every preset, in the order of `shared/RULES.md`.
+    /// Every preset, in the order of `docs/rules.md`.
     pub const ALL: [Preset; 5] = [
         Preset::Abapa,
         Preset::Awari,
@@ -184,7 +184,7 @@ impl FromStr for RuleSet {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Preset::ALL
             .into_iter()
-            .find(|p| p.name() == s)
+            .find(|p| p.name().eq_ignore_ascii_case(s.trim()))
             .map(RuleSet::from_preset)
             .ok_or_else(|| UnknownRuleSet(s.to_string()))
     }
@@ -212,6 +212,9 @@ mod tests {
         for r in RuleSet::all() {
             assert_eq!(r.name().parse::<RuleSet>().unwrap(), r);
         }
+        // Names are case-insensitive: `Awari` is `awari`.
+        assert_eq!("Awari".parse::<RuleSet>().unwrap().preset, Preset::Awari);
+        assert_eq!("ABAPA".parse::<RuleSet>().unwrap().preset, Preset::Abapa);
         let err = "abapaa".parse::<RuleSet>().unwrap_err();
         assert!(err.to_string().contains("abapaa"));
     }

@@ -1,4 +1,4 @@
-//! The worked examples of `shared/RULES.md`, hand-made examples for the other presets,
+//! The worked examples of `docs/rules.md`, hand-made examples for the other presets,
 //! and property tests against a slow, obviously-correct reference implementation.
 
 use proptest::prelude::*;
@@ -19,7 +19,7 @@ fn legal_letters(fen: &str, r: RuleSet) -> String {
     mask_letters(p.side, p.legal_moves(r))
 }
 
-// ---------------------------------------------------------------- RULES.md examples
+// ---------------------------------------------------------------- docs/rules.md examples
 
 #[test]
 fn example_1_perft_from_start() {
@@ -121,7 +121,7 @@ fn example_10_repetition_draw() {
     assert_eq!(o.winner(), None);
 }
 
-/// A grand slam of 16 seeds with 13 left in the mover's row (RULES.md example 11).
+/// A grand slam of 16 seeds with 13 left in the mover's row (docs/rules.md example 11).
 const SLAM16: &str = "3-3-3-2-2-6-2-2-2-2-1-1-10-9-S";
 
 #[test]
@@ -447,7 +447,7 @@ fn random_playouts_end_with_all_seeds_counted() {
         assert!(plies > 0 && plies < 2_000);
         repetitions += (o.reason == EndReason::Repetition) as u32;
     }
-    // RULES.md: random play ends by repetition in about 9% of games.
+    // docs/rules.md: random play ends by repetition in about 9% of games.
     assert!(
         (100..300).contains(&repetitions),
         "{repetitions} repetitions in 2000 games"

@@ -372,6 +372,45 @@ fn read_checked(dir: &Path, m: &Manifest, name: &str) -> Result<Vec<u8>, NetErro
     Ok(bytes)
 }
 
+/// Why the weights a store applied do not fit the model, in words: the first layer of
+/// another shape (with both sizes), or a layer the file lacks.
+fn weights_mismatch(r: &burn::store::ApplyResult) -> Option<String> {
+    use burn::store::ApplyError;
+    if let Some(e) = r.errors.first() {
+        return Some(match e {
+            ApplyError::ShapeMismatch {
+                path,
+                expected,
+                found,
+            } => format!(
+                "layer {path} is {} in the file but {} in the model (is the manifest's model.width or model.blocks right?)",
+                dims(found.as_slice()),
+                dims(expected.as_slice())
+            ),
+            ApplyError::DTypeMismatch {
+                path,
+                expected,
+                found,
+            } => format!("layer {path} holds {found:?} numbers, the model {expected:?}"),
+            ApplyError::AdapterError { path, message }
+            | ApplyError::LoadError { path, message } => {
+                format!("layer {path}: {message}")
+            }
+        });
+    }
+    r.missing
+        .first()
+        .map(|(path, _)| format!("the file has no weights for layer {path}"))
+}
+
+/// Sizes as `256×354`.
+fn dims(d: &[usize]) -> String {
+    d.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join("×")
+}
+
 impl Checkpoint {
     /// Loads the checkpoint in `dir` onto `device` (for training, pass an autodiff
     /// device). Checks the manifest and the weights file first; never panics on bad files.
@@ -380,14 +419,23 @@ impl Checkpoint {
         let bytes = read_checked(dir, &manifest, MODEL_FILE)?;
         let path = dir.join(MODEL_FILE);
         let config = manifest.model.clone();
-        let model = catch_burn("loading the weights", || {
+        let (model, applied) = catch_burn("loading the weights", || {
             let mut model = config.init(device);
+            // Checked here rather than by the store, whose message is a debug dump.
             let mut store =
-                BurnpackStore::from_bytes(Some(burn::tensor::Bytes::from_bytes_vec(bytes)));
-            model.load_from(&mut store).map(|_| model)
+                BurnpackStore::from_bytes(Some(burn::tensor::Bytes::from_bytes_vec(bytes)))
+                    .validate(false)
+                    .allow_partial(true);
+            model.load_from(&mut store).map(|r| (model, r))
         })
         .map_err(|e| ck_err(&path, e.to_string()))?
         .map_err(|e| ck_err(&path, format!("does not match the manifest's model: {e}")))?;
+        if let Some(why) = weights_mismatch(&applied) {
+            return Err(ck_err(
+                &path,
+                format!("does not match the manifest's model: {why}"),
+            ));
+        }
         Ok(Checkpoint {
             manifest,
             model,

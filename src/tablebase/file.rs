@@ -34,7 +34,7 @@ const HEADER: usize = 32;
 pub const MANIFEST: &str = "manifest.json";
 
 /// What the value of an entry means, written into every manifest.
-pub const VALUE_MEANING: &str = "margin of future captures (mover's minus opponent's, seeds still on the board shared as the rules end the game) that the player to move can force with best play from this board, with no position repeated since the last capture; stores do not enter (the outcome is the sign of store difference + value). Bit 7 set: decided without repetition (exact). Bit 7 clear: a repetition decides; the value is the repetition score of this board (own-row rules: mover's row minus opponent's; split-evenly rules: 0) clamped into the interval both sides can force.";
+pub const VALUE_MEANING: &str = "margin of future captures (mover's minus opponent's, seeds still on the board shared as the rules end the game) that the player to move can force with best play from this board, with no position repeated since the last capture; stores do not enter (the outcome is the sign of store difference + value). Bit 7 set: decided without repetition inside this seed count (exact when the smaller tables it captures into are). Bit 7 clear: a repetition decides; the value is the repetition score of this board (own-row rules: mover's row minus opponent's; split-evenly rules: 0, exact) clamped into the interval both sides can force.";
 
 /// The manifest: `manifest.json` in the table directory.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

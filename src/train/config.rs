@@ -128,11 +128,7 @@ impl Default for TrainConfig {
             momentum: 0.9,
             samples_per_new_sample: 6.0,
             max_steps_per_iteration: 400,
-            window: WindowRule {
-                min: 50_000,
-                max: 500_000,
-                exponent: 0.65,
-            },
+            window: WindowRule::default(),
             value_target_mix: 0.25,
             loss_weights: LossWeights::default(),
             keep_checkpoints: 10,
@@ -199,11 +195,11 @@ impl Config {
     /// Parses TOML text with `overrides` (see [`Config::load`]).
     pub fn from_toml(text: &str, overrides: &[String]) -> Result<Config> {
         let mut value: toml::Table =
-            toml::from_str(text).map_err(|e| anyhow!("{}", e.to_string().trim()))?;
+            toml::from_str(text).map_err(|e| anyhow!("{}", plain_words(&e)))?;
         let parse = |t: &toml::Table| {
             t.clone()
                 .try_into::<Config>()
-                .map_err(|e| anyhow!("{}", e.to_string().trim()))
+                .map_err(|e| anyhow!("{}", plain_words(&e)))
         };
         // A value that fails to parse is blamed on the `--set` that brought it in, when the
         // table parsed before that override.
@@ -225,10 +221,20 @@ impl Config {
         toml::to_string_pretty(self).expect("a config always serialises")
     }
 
-    /// Checks every value; the message names the key.
+    /// Checks every value, and the values that must agree with each other; the message
+    /// names the keys.
     pub fn validate(&self) -> Result<()> {
         self.model.validate().map_err(|e| anyhow!("model: {e}"))?;
         self.search.validate().map_err(|e| anyhow!("search: {e}"))?;
+        let s = &self.search;
+        if s.simulations < s.cheap_simulations {
+            bail!(
+                "search.simulations = {} is below search.cheap_simulations = {}: a full search \
+                 must have at least as many simulations as a cheap one",
+                s.simulations,
+                s.cheap_simulations
+            );
+        }
         self.selfplay
             .validate()
             .map_err(|e| anyhow!("selfplay: {e}"))?;
@@ -312,6 +318,51 @@ impl Config {
     }
 }
 
+/// A TOML error on one line in plain words: where (`line L, column C` for a syntax
+/// error), what, and the key (`in \`train.batch_size\``); Rust type names become what they
+/// mean ("expected a whole number", not "expected usize").
+fn plain_words(e: &toml::de::Error) -> String {
+    let full = e.to_string();
+    let first = full.lines().next().unwrap_or("").trim();
+    let mut msg = e
+        .message()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(": ")
+        .replace("invalid type: ", "")
+        .replace("invalid value: ", "");
+    // "string \"x\", expected usize" → "expected usize, not string \"x\"".
+    if let Some((found, expected)) = msg.split_once(", expected ")
+        && !found.starts_with("unknown")
+    {
+        msg = format!("expected {expected}, not {found}");
+    }
+    let mut out = match first.strip_prefix("TOML parse error at ") {
+        // The full text draws the line with a caret under the fault: keep where and what.
+        Some(at) => format!("{at}: {msg}"),
+        None => match full.lines().find_map(|l| l.trim().strip_prefix("in `")) {
+            Some(key) => format!("{}: {msg}", key.trim_end_matches('`')),
+            None => msg,
+        },
+    };
+    for (rust, words) in [
+        ("usize", "a whole number"),
+        ("u64", "a whole number"),
+        ("u32", "a whole number"),
+        ("u16", "a whole number"),
+        ("u8", "a whole number"),
+        ("i64", "a whole number"),
+        ("i32", "a whole number"),
+        ("f64", "a number"),
+        ("f32", "a number"),
+    ] {
+        out = out.replace(&format!("expected {rust}"), &format!("expected {words}"));
+    }
+    out
+}
+
 /// Sets `key=value` in `table`; the key path's parents must be tables.
 fn apply_override(table: &mut toml::Table, o: &str) -> Result<()> {
     let (key, raw) = o
@@ -376,6 +427,41 @@ mod tests {
     }
 
     #[test]
+    fn a_partial_nested_table_takes_the_other_defaults() {
+        let c = Config::from_toml("[train.window]\nmin = 100\n", &[]).unwrap();
+        assert_eq!(c.train.window.min, 100);
+        assert_eq!(c.train.window.max, TrainConfig::default().window.max);
+        assert_eq!(c.train.window.exponent, 0.65);
+        let c = Config::from_toml("[train.loss_weights]\nvalue = 2.0\n", &[]).unwrap();
+        assert_eq!(c.train.loss_weights.store_diff, 0.25);
+    }
+
+    #[test]
+    fn settings_that_contradict_each_other_are_refused() {
+        let e = Config::from_toml("[search]\nsimulations = 8\ncheap_simulations = 16\n", &[])
+            .unwrap_err();
+        let m = format!("{e:#}");
+        assert!(
+            m.contains("search.simulations = 8") && m.contains("cheap_simulations = 16"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn errors_are_one_line_in_plain_words() {
+        let e = Config::from_toml("[train]\nbatch_size = \"x\"\n", &[]).unwrap_err();
+        let m = format!("{e:#}");
+        assert!(
+            !m.contains('\n') && m.contains("expected a whole number"),
+            "{m}"
+        );
+        // A syntax error names the line.
+        let e = Config::from_toml("seed = 1\n[train\n", &[]).unwrap_err();
+        let m = format!("{e:#}");
+        assert!(!m.contains('\n') && m.contains("line 2"), "{m}");
+    }
+
+    #[test]
     fn overrides_set_nested_keys() {
         let c = Config::from_toml(
             "[train]\nbatch_size = 64\n",
@@ -403,7 +489,11 @@ mod tests {
         .unwrap_err();
         let m = format!("{e:#}");
         assert!(m.contains("--set 'train.batch_size=abc'"), "{m}");
-        assert!(m.contains("train.batch_size") && m.contains("usize"), "{m}");
+        assert!(m.contains("train.batch_size"), "{m}");
+        assert!(
+            m.contains("expected a whole number") && !m.contains("usize"),
+            "{m}"
+        );
         // A fault already in the file is not blamed on a good override.
         let e = Config::from_toml("[train]\nbatch_size = \"x\"\n", &["seed=3".into()]).unwrap_err();
         assert!(!format!("{e:#}").contains("--set"), "{e:#}");

@@ -1,4 +1,10 @@
-//! Learning curves as PNG (plotters): losses, evaluation score and Elo against wall time.
+//! Learning curves as PNG (plotters): losses, evaluation score and Elo, self-play figures,
+//! in panels stacked over one shared time axis (minutes of wall time).
+//!
+//! An evaluation is a point with its 95% interval as a vertical bar (several make a line
+//! in a shaded band). A perfect score (every game won) is no measurement of how much
+//! stronger the network is, only a bound: it is drawn as an open marker with an arrow up
+//! from the interval's lower end, the only end the games bound.
 
 use std::path::Path;
 use std::sync::Once;
@@ -28,6 +34,8 @@ struct Banded {
     y: f64,
     low: f64,
     high: f64,
+    /// Every game won (or lost): `y` is a bound, not an estimate.
+    bound: bool,
 }
 
 /// The arena reports an interval end it cannot bound (every game won or lost) as ±2 000 Elo.
@@ -106,15 +114,12 @@ fn panel(
     title: &str,
     series: &[(&str, Vec<(f64, f64)>)],
     legend_at: Legend,
+    x: (f64, f64),
 ) -> Result<()> {
     let pts: Vec<&(f64, f64)> = series.iter().flat_map(|s| s.1.iter()).collect();
     if pts.is_empty() {
         return no_data(area, title);
     }
-    let x = (
-        pts.iter().map(|p| p.0).fold(f64::MAX, f64::min),
-        pts.iter().map(|p| p.0).fold(f64::MIN, f64::max),
-    );
     let mut chart = chart(area, title, x, y_range(pts.iter().map(|p| p.1)))?;
     let colors = [BLUE, RED, GREEN, MAGENTA, CYAN];
     for (k, (name, s)) in series.iter().enumerate() {
@@ -141,51 +146,90 @@ fn panel(
     legend(&mut chart, at)
 }
 
-/// One panel: a measured series as a line, its 95% interval as a shaded band. The y range
-/// fits the estimates and the bounded interval ends; an end beyond the range (an unbounded
-/// one above all) is drawn at the frame.
+/// One panel: measurements with their 95% intervals (a bar each; a line in a shaded band
+/// when there are several), bounds as open markers with an arrow up from the lower end.
+/// The y range fits the estimates and the bounded interval ends; an end beyond the range
+/// (an unbounded one above all) is drawn at the frame.
 fn band_panel(
     area: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
     title: &str,
     name: &str,
     pts: &[Banded],
     bounded: impl Fn(f64) -> bool,
+    floor: f64,
+    x: (f64, f64),
 ) -> Result<()> {
     if pts.is_empty() {
         return no_data(area, title);
     }
-    let x = (pts[0].x, pts[pts.len() - 1].x);
     let y = y_range(
         pts.iter()
             .flat_map(|p| [p.y, p.low, p.high])
             .filter(|&v| bounded(v)),
     );
+    // Room below the data for the legend, so that it hides no point (not below `floor`).
+    let y = ((y.0 - 0.6 * (y.1 - y.0)).max(floor.min(y.0)), y.1);
     let clip = |v: f64| v.clamp(y.0, y.1);
     let mut chart = chart(area, title, x, y)?;
-    let mut outline: Vec<(f64, f64)> = pts.iter().map(|p| (p.x, clip(p.high))).collect();
-    outline.extend(pts.iter().rev().map(|p| (p.x, clip(p.low))));
+    let band = BLUE.mix(0.15);
+    if pts.len() > 1 {
+        let mut outline: Vec<(f64, f64)> = pts.iter().map(|p| (p.x, clip(p.high))).collect();
+        outline.extend(pts.iter().rev().map(|p| (p.x, clip(p.low))));
+        chart
+            .draw_series(std::iter::once(Polygon::new(outline, band.filled())))
+            .map_err(|e| anyhow!("{e}"))?;
+        chart
+            .draw_series(LineSeries::new(
+                pts.iter().map(|p| (p.x, clip(p.y))),
+                BLUE.stroke_width(1),
+            ))
+            .map_err(|e| anyhow!("{e}"))?;
+    }
+    // Each evaluation's interval as a bar.
     chart
-        .draw_series(std::iter::once(Polygon::new(
-            outline,
-            BLUE.mix(0.15).filled(),
-        )))
+        .draw_series(pts.iter().map(|p| {
+            PathElement::new(
+                vec![(p.x, clip(p.low)), (p.x, clip(p.high))],
+                BLUE.mix(0.5).stroke_width(2),
+            )
+        }))
         .map_err(|e| anyhow!("{e}"))?
         .label("95% interval")
-        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], BLUE.mix(0.15).filled()));
-    chart
-        .draw_series(LineSeries::new(
-            pts.iter().map(|p| (p.x, clip(p.y))),
-            BLUE.stroke_width(2),
-        ))
-        .map_err(|e| anyhow!("{e}"))?
-        .label(name)
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLUE.stroke_width(2)));
+        .legend(|(x, y)| {
+            PathElement::new(
+                vec![(x + 8, y - 6), (x + 8, y + 6)],
+                BLUE.mix(0.5).stroke_width(2),
+            )
+        });
     chart
         .draw_series(
             pts.iter()
-                .map(|p| Circle::new((p.x, clip(p.y)), 2, BLUE.filled())),
+                .filter(|p| !p.bound)
+                .map(|p| Circle::new((p.x, clip(p.y)), 3, BLUE.filled())),
         )
-        .map_err(|e| anyhow!("{e}"))?;
+        .map_err(|e| anyhow!("{e}"))?
+        .label(name)
+        .legend(|(x, y)| Circle::new((x + 8, y), 3, BLUE.filled()));
+    if pts.iter().any(|p| p.bound) {
+        chart
+            .draw_series(
+                pts.iter()
+                    .filter(|p| p.bound)
+                    .map(|p| Circle::new((p.x, clip(p.y)), 5, RED.stroke_width(2))),
+            )
+            .map_err(|e| anyhow!("{e}"))?
+            .label("all games won: a bound, not a measurement")
+            .legend(|(x, y)| Circle::new((x + 8, y), 5, RED.stroke_width(2)));
+        chart
+            .draw_series(
+                pts.iter()
+                    .filter(|p| p.bound)
+                    .map(|p| TriangleMarker::new((p.x, clip(p.low)), 7, RED.filled())),
+            )
+            .map_err(|e| anyhow!("{e}"))?
+            .label("at least this (the interval's lower end)")
+            .legend(|(x, y)| TriangleMarker::new((x + 8, y), 7, RED.filled()));
+    }
     // Scores and Elo rise over a run: the lower right corner is where they are not.
     legend(&mut chart, SeriesLabelPosition::LowerRight)
 }
@@ -206,6 +250,7 @@ fn evaluations(rows: &[MetricsRow], opponent: &str) -> (Vec<Banded>, Vec<Banded>
                 y: e,
                 low: lo,
                 high: hi,
+                bound: r.eval_score == Some(1.0),
             });
         }
         if let Some(s) = r.eval_score {
@@ -218,21 +263,31 @@ fn evaluations(rows: &[MetricsRow], opponent: &str) -> (Vec<Banded>, Vec<Banded>
                 y: s,
                 low: lo.min(s),
                 high: hi.max(s),
+                bound: s == 1.0,
             });
         }
     }
     (elo, score)
 }
 
-/// Draws `learning-curves.png` (losses, evaluation score, Elo, game length) from the rows.
-pub fn learning_curves(rows: &[MetricsRow], out: &Path) -> Result<()> {
+/// Draws `learning-curves.png` for the run `name` from its rows: losses, store-difference
+/// loss, evaluation score, Elo and self-play, one panel above the other on one time axis.
+pub fn learning_curves(rows: &[MetricsRow], out: &Path, name: &str) -> Result<()> {
     register_font();
     let tmp = out.with_extension("tmp.png");
     {
-        let root = BitMapBackend::new(&tmp, (1200, 900)).into_drawing_area();
+        let root = BitMapBackend::new(&tmp, (1200, 1500)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
-        let areas = root.split_evenly((2, 2));
+        let root = root
+            .titled(
+                &format!("{name}: learning curves ({} iterations)", rows.len()),
+                ("sans-serif", 24),
+            )
+            .map_err(|e| anyhow!("{e}"))?;
+        let areas = root.split_evenly((5, 1));
         let m = |r: &MetricsRow| r.wall_seconds / 60.0;
+        // Every panel spans the same minutes, so a moment lines up across them.
+        let x = (0.0, rows.iter().map(m).fold(0.0, f64::max).max(1e-3));
         let line =
             |f: &dyn Fn(&MetricsRow) -> f64| rows.iter().map(|r| (m(r), f(r))).collect::<Vec<_>>();
         panel(
@@ -241,9 +296,17 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path) -> Result<()> {
             &[
                 ("policy", line(&|r| r.policy_loss)),
                 ("value (W/D/L)", line(&|r| r.value_loss)),
-                ("store diff", line(&|r| r.store_diff_loss)),
             ],
             Legend::At(SeriesLabelPosition::UpperRight),
+            x,
+        )?;
+        // Ten times smaller than the others: on their scale it would be a flat line.
+        panel(
+            &areas[1],
+            "store-difference loss (its own scale)",
+            &[("store difference", line(&|r| r.store_diff_loss))],
+            Legend::At(SeriesLabelPosition::UpperRight),
+            x,
         )?;
         // A run resumed with another opponent has evaluations against each: the panels
         // show the latest opponent's, since scores against different opponents do not
@@ -255,17 +318,25 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path) -> Result<()> {
             .unwrap_or_else(|| "baseline".into());
         let (elo, score) = evaluations(rows, &opponent);
         band_panel(
-            &areas[1],
+            &areas[2],
             &format!("score vs {opponent}"),
             "score",
             &score,
             |_| true,
+            0.0,
+            x,
         )?;
-        band_panel(&areas[2], &format!("Elo vs {opponent}"), "Elo", &elo, |v| {
-            v.abs() < UNBOUNDED_ELO
-        })?;
-        panel(
+        band_panel(
             &areas[3],
+            &format!("Elo vs {opponent}"),
+            "Elo",
+            &elo,
+            |v| v.abs() < UNBOUNDED_ELO,
+            -UNBOUNDED_ELO,
+            x,
+        )?;
+        panel(
+            &areas[4],
             "self-play",
             &[
                 (
@@ -277,6 +348,7 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path) -> Result<()> {
             ],
             // Between the draw rate (near 0.1) and the accuracy and length (0.7 and up).
             Legend::RightBelow(0.6),
+            x,
         )?;
         root.present().map_err(|e| anyhow!("{e}"))?;
     }
@@ -323,12 +395,12 @@ mod tests {
             .collect();
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("curves.png");
-        learning_curves(&rows, &p).unwrap();
+        learning_curves(&rows, &p, "test").unwrap();
         let bytes = std::fs::read(&p).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
         assert!(bytes.len() > 10_000);
         // Also with no evaluation at all, and with a single row.
-        learning_curves(&rows[..1], &p).unwrap();
+        learning_curves(&rows[..1], &p, "test").unwrap();
         assert_eq!(&std::fs::read(&p).unwrap()[1..4], b"PNG");
     }
 

@@ -21,7 +21,7 @@ pub struct Chunk {
 /// Window size rule: `min(max, max(min, min · (total/min)^exponent))` samples once more
 /// than `min` samples were seen; all samples before that.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct WindowRule {
     /// Smallest window, samples.
     pub min: usize,
@@ -29,6 +29,17 @@ pub struct WindowRule {
     pub max: usize,
     /// Growth exponent (KataGo uses about 0.65).
     pub exponent: f64,
+}
+
+impl Default for WindowRule {
+    /// 50 000 to 500 000 samples, growing with exponent 0.65.
+    fn default() -> Self {
+        WindowRule {
+            min: 50_000,
+            max: 500_000,
+            exponent: 0.65,
+        }
+    }
 }
 
 impl WindowRule {

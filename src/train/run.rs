@@ -152,6 +152,12 @@ impl RunDir {
     pub fn plot(&self) -> PathBuf {
         self.root.join("learning-curves.png")
     }
+    /// The run's name: its directory's (`quick` for `experiments/quick`).
+    pub fn name(&self) -> String {
+        let abs = std::path::absolute(&self.root).unwrap_or_else(|_| self.root.clone());
+        abs.file_name()
+            .map_or_else(|| "run".to_string(), |n| n.to_string_lossy().into_owned())
+    }
 
     /// Reads `state.json`, if the run has one.
     pub fn read_state(&self) -> Result<Option<RunState>> {
@@ -447,7 +453,7 @@ pub fn train(
         };
         rows.push(row.clone());
         metrics::write(&run.metrics(), &rows)?;
-        if let Err(e) = plot::learning_curves(&rows, &run.plot()) {
+        if let Err(e) = plot::learning_curves(&rows, &run.plot(), &run.name()) {
             log(format!("could not draw the learning curves: {e:#}"));
         }
         state.iteration = it;
@@ -462,32 +468,93 @@ pub fn train(
         write_latest(&run.root, &name)?;
         prune_checkpoints(&run, config.train.keep_checkpoints, &name)?;
 
-        let mut line = format!(
-            "iter {it:>4} {:>6.0}s | games {:>5} len {:>5.1} draws {:>4.1}% | {:>6.0} sims/s {:>6.0} samples/s | \
-             steps {:>4} lr {:.1e} | loss p {:.3} v {:.3} s {:.4} | acc {:.2} | window {}",
-            row.wall_seconds,
-            row.games,
-            row.avg_game_length,
-            100.0 * row.draw_rate,
-            row.simulations_per_second,
-            row.samples_per_second,
-            row.train_steps,
-            lr,
-            row.policy_loss,
-            row.value_loss,
-            row.store_diff_loss,
-            row.value_accuracy,
-            row.window
-        );
-        if let Some(s) = &summary {
-            line.push_str(&format!(
-                " | vs {}: score {:.3}, Elo {:+.0} [{:+.0}, {:+.0}]",
-                s.opponent, s.score, s.elo, s.elo_ci95.0, s.elo_ci95.1
-            ));
+        for line in log_lines(
+            &row,
+            &config.train,
+            config.train.window.size(window.total_seen),
+            summary.as_ref(),
+        ) {
+            log(line);
         }
-        log(line);
     }
     Ok(state)
+}
+
+/// Wall time as `42s`, `10m37s` or `2h05m`.
+fn duration_text(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// A count as `736`, `52.1k` or `1.35M`.
+fn count_text(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{:.2}M", x / 1e6)
+    } else if x >= 1e4 {
+        format!("{:.1}k", x / 1e3)
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+/// The log lines of a finished iteration, each at most 100 columns: where the run stands
+/// (iteration k of N, time used and left against the time limit) and self-play; the
+/// training step (losses, and the replay window: the samples it holds, at least the
+/// rule's size, dropping back when its oldest chunk leaves); the evaluation if one ran.
+fn log_lines(
+    row: &MetricsRow,
+    t: &super::config::TrainConfig,
+    window_size: usize,
+    eval: Option<&EvalSummary>,
+) -> Vec<String> {
+    let it = row.iteration;
+    let mut first = if t.iterations > 0 {
+        format!("iter {it} of {}", t.iterations)
+    } else {
+        format!("iter {it}")
+    };
+    first += &format!(" | {}", duration_text(row.wall_seconds));
+    if t.time_limit_minutes > 0.0 {
+        let left = t.time_limit_minutes * 60.0 - row.wall_seconds;
+        first += &format!(", {} left", duration_text(left));
+    }
+    first += &format!(
+        " | {} games, {:.1} plies, {:.1}% draws | {} sims/s",
+        row.games,
+        row.avg_game_length,
+        100.0 * row.draw_rate,
+        count_text(row.simulations_per_second)
+    );
+    let second = format!(
+        "  {} steps, lr {:.1e} | loss p {:.3} v {:.3} s {:.4} | acc {:.2} | window {} (rule {})",
+        row.train_steps,
+        row.learning_rate,
+        row.policy_loss,
+        row.value_loss,
+        row.store_diff_loss,
+        row.value_accuracy,
+        count_text(row.window as f64),
+        count_text(window_size as f64)
+    );
+    let mut lines = vec![first, second];
+    if let Some(s) = eval {
+        // A long opponent (a model's path) keeps its end, which names it best.
+        let n = s.opponent.chars().count();
+        let who = if n > 40 {
+            format!("…{}", s.opponent.chars().skip(n - 39).collect::<String>())
+        } else {
+            s.opponent.clone()
+        };
+        lines.push(format!(
+            "  vs {who}: score {:.3}, Elo {:+.0} [{:+.0}, {:+.0}]",
+            s.score, s.elo, s.elo_ci95.0, s.elo_ci95.1
+        ));
+    }
+    lines
 }
 
 /// The learning rate of iteration `it` under the config's schedule.
@@ -614,5 +681,76 @@ fn show_progress<T>(
     }
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::train::config::TrainConfig;
+
+    #[test]
+    fn log_lines_fit_in_100_columns_and_say_how_far_the_run_is() {
+        // The widest figures a run can show.
+        let row = MetricsRow {
+            iteration: 12_345,
+            wall_seconds: 359_999.0,
+            games: 4096,
+            avg_game_length: 123.4,
+            draw_rate: 1.0,
+            simulations_per_second: 12_345_678.0,
+            train_steps: 4000,
+            learning_rate: 2e-3,
+            policy_loss: 1.791,
+            value_loss: 1.0986,
+            store_diff_loss: 0.0123,
+            value_accuracy: 1.0,
+            window: 999_999,
+            ..MetricsRow::default()
+        };
+        let t = TrainConfig {
+            iterations: 99_999,
+            time_limit_minutes: 9_000.0,
+            ..TrainConfig::default()
+        };
+        let eval = EvalSummary {
+            opponent: format!("model:{}:sims=64", "/a/very/long/path".repeat(5)),
+            score: 1.0,
+            elo: 919.5,
+            elo_ci95: (446.0, 2000.0),
+        };
+        let lines = log_lines(&row, &t, 500_000, Some(&eval));
+        assert_eq!(lines.len(), 3);
+        for l in &lines {
+            assert!(
+                l.chars().count() <= 100,
+                "{} columns: {l}",
+                l.chars().count()
+            );
+        }
+        assert!(
+            lines[0].starts_with("iter 12345 of 99999 | 99h59m"),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[0].contains("50h00m left"), "{}", lines[0]);
+        assert!(
+            lines[1].contains("window 1000.0k (rule 500.0k)"),
+            "{}",
+            lines[1]
+        );
+        // A run bounded by time alone shows no N.
+        let t = TrainConfig {
+            iterations: 0,
+            time_limit_minutes: 12.0,
+            ..TrainConfig::default()
+        };
+        let row = MetricsRow {
+            iteration: 3,
+            wall_seconds: 90.0,
+            ..MetricsRow::default()
+        };
+        let l = &log_lines(&row, &t, 50_000, None)[0];
+        assert!(l.starts_with("iter 3 | 1m30s, 10m30s left |"), "{l}");
     }
 }

@@ -225,7 +225,7 @@ fn fen(s: &str) -> Position {
 
 #[test]
 fn repetition_example_ends_in_a_draw_and_resets() {
-    // RULES.md example 10: AaBbCcDdEeFf returns to the start after 12 plies.
+    // docs/rules.md example 10: AaBbCcDdEeFf returns to the start after 12 plies.
     let mut env = BatchEnv::new(2, EnvConfig::default()).unwrap();
     env.reset_game(1, fen("1-0-0-0-0-0-1-0-0-0-0-0-23-23-S"))
         .unwrap();
@@ -262,7 +262,7 @@ fn repetition_example_ends_in_a_draw_and_resets() {
 
 #[test]
 fn winning_capture_rewards_the_mover() {
-    // RULES.md example 4: South plays C, captures 11 and wins with 26; North's example 6
+    // docs/rules.md example 4: South plays C, captures 11 and wins with 26; North's example 6
     // position is a non-ending move.
     let mut env = BatchEnv::new(2, EnvConfig::default()).unwrap();
     env.reset_game(0, fen("0-0-8-0-0-1-1-1-1-1-2-3-15-15-S"))
@@ -463,7 +463,7 @@ fn stretch_keys_decode_back_to_their_position() {
 
 #[test]
 fn features_of_a_hand_checked_north_position() {
-    // RULES.md example 6 position, North to move: North's pits a..f come first, then
+    // docs/rules.md example 6 position, North to move: North's pits a..f come first, then
     // South's A..F, then North's store, then South's (encoding.rs's documented layout).
     let mut env = BatchEnv::new(2, EnvConfig::default()).unwrap();
     env.reset_game(1, fen("3-1-1-1-0-0-0-0-8-0-0-1-16-17-N"))

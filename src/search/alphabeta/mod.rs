@@ -15,7 +15,7 @@
 //! +58 =5 −9, depth 12 +53 =5 −14. Heavier weights do worse (50: depth 10 +29 =7 −36).
 //!
 //! # Repetition and the transposition table
-//! A position that recurs since the last capture ends the game (RULES.md), so a value can
+//! A position that recurs since the last capture ends the game (docs/rules.md), so a value can
 //! depend on the path that led to a position, not only on the position. The search keeps
 //! the exact keys of the positions since the last capture (those of the game before the
 //! root included) and ends a line exactly as `Game` would. For the table:
@@ -76,7 +76,7 @@ pub const WIN_BOUND: i32 = WIN - MAX_PLY as i32;
 pub const TB_WIN: i32 = WIN_BOUND;
 /// Plies a line may reach below the root.
 const MAX_PLY: usize = MAX_DEPTH as usize + 1;
-/// The shortest cycle of positions (plies) with no capture (RULES.md).
+/// The shortest cycle of positions (plies) with no capture (docs/rules.md).
 const MIN_CYCLE: usize = 12;
 const INFINITY: i32 = 30_000;
 /// Nodes this close to the frontier neither read nor write the table: the entry would

@@ -157,7 +157,7 @@ fn equals_minimax_in_endgames_awari() {
 
 #[test]
 fn repetition_inside_the_search_is_exact() {
-    // RULES.md example 10: after AaBbCcDdEe, F then f returns to the start position.
+    // docs/rules.md example 10: after AaBbCcDdEe, F then f returns to the start position.
     let rules = RuleSet::abapa();
     let mut g = Game::new(rules, "1-0-0-0-0-0-1-0-0-0-0-0-23-23-S".parse().unwrap());
     g.play_text("AaBbCcDdEe").unwrap();
@@ -170,7 +170,7 @@ fn repetition_inside_the_search_is_exact() {
 
 #[test]
 fn finds_the_multi_pit_capture_chain() {
-    // RULES.md example 4: C captures pits 10..6 (3 2 2 2 2 = 11 seeds): 26 seeds, a win.
+    // docs/rules.md example 4: C captures pits 10..6 (3 2 2 2 2 = 11 seeds): 26 seeds, a win.
     // Every other move (F) captures at most one pit and does not reach 25.
     let rules = RuleSet::abapa();
     let pos: Position = "0-0-8-0-0-1-1-1-1-1-2-3-15-15-S".parse().unwrap();

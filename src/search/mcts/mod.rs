@@ -25,8 +25,8 @@ pub enum Algorithm {
     Gumbel,
 }
 
-/// Search settings. Defaults are the documented starting points of
-/// `shared/TRAINING-NOTES.md` (lc0's c_puct, mctx's Gumbel constants).
+/// Search settings. Defaults are the published starting points of lc0 (c_puct) and
+/// mctx (the Gumbel constants).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MctsConfig {

@@ -57,7 +57,7 @@ fn minimax(p: &Position, rules: RuleSet, hist: &mut Vec<u128>, depth: u32) -> Op
 
 #[test]
 fn finds_the_winning_capture() {
-    // RULES.md example 4: C captures 11 and wins; F does not.
+    // docs/rules.md example 4: C captures 11 and wins; F does not.
     for alg in [Algorithm::Puct, Algorithm::Gumbel] {
         let r = search(
             "0-0-8-0-0-1-1-1-1-1-2-3-15-15-S",
@@ -164,7 +164,7 @@ fn tree_reuse_keeps_the_subtree() {
 
 #[test]
 fn repetition_inside_the_tree_is_a_draw() {
-    // RULES.md example 10: after AaBbCcDdEeF, North's f repeats the start: a draw. The
+    // docs/rules.md example 10: after AaBbCcDdEeF, North's f repeats the start: a draw. The
     // search at that point must see f as a draw (value 0), not as a fresh position.
     let rules = RuleSet::abapa();
     let mut g = Game::new(rules, pos("1-0-0-0-0-0-1-0-0-0-0-0-23-23-S"));
