@@ -76,7 +76,12 @@ impl Judged {
 
     /// The best outcome's score (+1, 0, −1).
     pub fn best_outcome(&self) -> i32 {
-        self.outcomes.iter().flatten().map(|o| o.score()).max().unwrap_or(0)
+        self.outcomes
+            .iter()
+            .flatten()
+            .map(|o| o.score())
+            .max()
+            .unwrap_or(0)
     }
 
     /// Whether some legal move gives a worse outcome than the best.
@@ -89,9 +94,12 @@ impl Judged {
 /// Scores the moves `chosen` (one per position of `suite`) with the tables.
 pub fn score_moves(tb: &Tablebase, suite: &[Game], chosen: &[usize]) -> AccuracyReport {
     let mut r = AccuracyReport::default();
-    let (mut keep_outcome, mut keep_margin, mut lost, mut crit_keep) = (0usize, 0usize, 0i64, 0usize);
+    let (mut keep_outcome, mut keep_margin, mut lost, mut crit_keep) =
+        (0usize, 0usize, 0i64, 0usize);
     for (g, &a) in suite.iter().zip(chosen) {
-        let Some(j) = Judged::new(tb, g.position()) else { continue };
+        let Some(j) = Judged::new(tb, g.position()) else {
+            continue;
+        };
         let Some(m) = j.margins.get(a).copied().flatten() else {
             continue; // an illegal move is impossible here: the match checked it
         };
@@ -235,14 +243,20 @@ mod tests {
             .iter()
             .map(|g| {
                 let j = Judged::new(&tb, g.position()).unwrap();
-                (0..6).filter(|&a| j.margins[a].is_some()).max_by_key(|&a| j.margins[a]).unwrap()
+                (0..6)
+                    .filter(|&a| j.margins[a].is_some())
+                    .max_by_key(|&a| j.margins[a])
+                    .unwrap()
             })
             .collect();
         let worst: Vec<usize> = suite
             .iter()
             .map(|g| {
                 let j = Judged::new(&tb, g.position()).unwrap();
-                (0..6).filter(|&a| j.margins[a].is_some()).min_by_key(|&a| j.margins[a]).unwrap()
+                (0..6)
+                    .filter(|&a| j.margins[a].is_some())
+                    .min_by_key(|&a| j.margins[a])
+                    .unwrap()
             })
             .collect();
         let b = score_moves(&tb, &suite, &best);

@@ -904,7 +904,8 @@ pub fn choose_moves(
         match &mut driver {
             Driver::Random => {
                 for (i, g) in chunk.iter().enumerate() {
-                    let mut rng = Rng::stream(cfg.seed ^ 0xACC0_0000, (c * MAX_CONCURRENCY + i) as u64);
+                    let mut rng =
+                        Rng::stream(cfg.seed ^ 0xACC0_0000, (c * MAX_CONCURRENCY + i) as u64);
                     out.push(rng.pick_bit(g.legal_moves()));
                 }
             }
@@ -927,7 +928,10 @@ pub fn choose_moves(
                     ab.search(g, &limits).best_move.map(usize::from)
                 }) {
                     let m = m.ok_or_else(|| {
-                        MatchError::Config(format!("alpha-beta found no move in {}", chunk[s].position()))
+                        MatchError::Config(format!(
+                            "alpha-beta found no move in {}",
+                            chunk[s].position()
+                        ))
                     })?;
                     out.push(m);
                 }
@@ -938,7 +942,10 @@ pub fn choose_moves(
                     e.best_move(g)
                 }) {
                     let m = m.map_err(|e| {
-                        MatchError::Config(format!("the engine gave no move in {}: {e}", chunk[s].position()))
+                        MatchError::Config(format!(
+                            "the engine gave no move in {}: {e}",
+                            chunk[s].position()
+                        ))
                     })?;
                     out.push(m);
                 }

@@ -259,8 +259,10 @@ fn run_accuracy(a: Args, rules: RuleSet, mut player: Player) -> Result<()> {
         v["tb"] = dir.display().to_string().into();
         v["max_seeds"] = tb.max_seeds().into();
         v["seed"] = a.seed.into();
-        return super::out(&format!("{v}
-"));
+        return super::out(&format!(
+            "{v}
+"
+        ));
     }
     super::out(&format!(
         "{}: {} positions with at most {} seeds (seed {})

@@ -34,11 +34,11 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::mcts::line_letters;
-use crate::tablebase::Tablebase;
 use crate::game::{Game, Side, move_letter};
 use crate::search::alphabeta::AlphaBeta;
 use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
 use crate::search::{Evaluator, Limits};
+use crate::tablebase::Tablebase;
 
 /// How good a move was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -263,7 +263,11 @@ pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) ->
                     -1.0
                 };
                 let p = next.proof.map(|v| sign * v);
-                (p.unwrap_or(sign * next.value), p, next.table.map(|v| sign * v))
+                (
+                    p.unwrap_or(sign * next.value),
+                    p,
+                    next.table.map(|v| sign * v),
+                )
             }
         };
         let value_before = before.proof.unwrap_or(before.value);

@@ -101,7 +101,9 @@ pub fn steps(
     };
     let mask = p.legal_moves(rules);
     if mask == 0 {
-        let o = p.status(rules).expect("no legal move means the game is over");
+        let o = p
+            .status(rules)
+            .expect("no legal move means the game is over");
         return Some((o.halves[0] as i32 - o.halves[1] as i32) / 2);
     }
     for a in 0..6 {
@@ -198,7 +200,10 @@ pub fn solve_count(rules: RuleSet, n: usize, lower: &[Vec<u8>]) -> (Vec<u8>, Cou
         sum += d.load(Ordering::Relaxed) as u64;
     }
     start.push(sum as u32);
-    assert!(sum < u32::MAX as u64, "too many inner moves for 32-bit offsets");
+    assert!(
+        sum < u32::MAX as u64,
+        "too many inner moves for 32-bit offsets"
+    );
     let edges = sum as usize;
     for (c, s) in in_deg.iter().zip(&start) {
         c.store(*s, Ordering::Relaxed);

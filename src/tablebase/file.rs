@@ -104,7 +104,10 @@ impl Manifest {
             what,
         };
         if m.format != "oware-tablebase" {
-            return Err(bad(format!("format `{}`, expected `oware-tablebase`", m.format)));
+            return Err(bad(format!(
+                "format `{}`, expected `oware-tablebase`",
+                m.format
+            )));
         }
         if m.version != FORMAT_VERSION {
             return Err(bad(format!(
@@ -215,7 +218,11 @@ pub fn write_table(
 
 /// Reads and checks the table `entry` of `dir` for `rules`: size, header, rule set and
 /// checksum, against the file's own header and the manifest.
-pub fn read_table(dir: &Path, rules: RuleSet, entry: &FileEntry) -> Result<Vec<u8>, TablebaseError> {
+pub fn read_table(
+    dir: &Path,
+    rules: RuleSet,
+    entry: &FileEntry,
+) -> Result<Vec<u8>, TablebaseError> {
     let path = dir.join(&entry.file);
     let bytes = fs::read(&path).map_err(|e| TablebaseError::io(&path, e))?;
     let bad = |what: String| TablebaseError::Corrupt {
@@ -224,7 +231,10 @@ pub fn read_table(dir: &Path, rules: RuleSet, entry: &FileEntry) -> Result<Vec<u
     };
     let boards = boards_with(entry.seeds);
     if bytes.len() < HEADER {
-        return Err(bad(format!("{} bytes, shorter than the header", bytes.len())));
+        return Err(bad(format!(
+            "{} bytes, shorter than the header",
+            bytes.len()
+        )));
     }
     if &bytes[0..4] != MAGIC {
         return Err(bad("not a tablebase file (bad magic)".into()));
@@ -273,7 +283,9 @@ pub fn read_table(dir: &Path, rules: RuleSet, entry: &FileEntry) -> Result<Vec<u
             entry.checksum
         )));
     }
-    if entries.iter().any(|&b| (b & 0x7F) as usize > 48 + entry.seeds || ((b & 0x7F) as i32) < 48 - entry.seeds as i32) {
+    if entries.iter().any(|&b| {
+        (b & 0x7F) as usize > 48 + entry.seeds || ((b & 0x7F) as i32) < 48 - entry.seeds as i32
+    }) {
         return Err(bad(format!("an entry lies outside ±{} seeds", entry.seeds)));
     }
     Ok(entries)

@@ -113,7 +113,11 @@ impl<'a> Solver<'a> {
             run(self, -n - 1, guess)?
         } else {
             let up = run(self, guess, guess + 1)?;
-            if up <= guess { guess } else { run(self, guess, n + 1)? }
+            if up <= guess {
+                guess
+            } else {
+                run(self, guess, n + 1)?
+            }
         };
         self.nodes = total;
         Ok(r)
@@ -126,7 +130,13 @@ impl<'a> Solver<'a> {
         }
     }
 
-    fn node(&mut self, p: &Position, mut alpha: i32, beta: i32, line: usize) -> Result<i32, Unsolved> {
+    fn node(
+        &mut self,
+        p: &Position,
+        mut alpha: i32,
+        beta: i32,
+        line: usize,
+    ) -> Result<i32, Unsolved> {
         self.nodes += 1;
         if self.nodes > self.limit {
             return Err(Unsolved::Nodes);
@@ -192,7 +202,11 @@ impl<'a> Solver<'a> {
             } else if self.seen.contains(&key(&q)) {
                 self.repetition_margin(&q, me)
             } else {
-                let (lo, hi) = if sign > 0 { (alpha, beta) } else { (-beta, -alpha) };
+                let (lo, hi) = if sign > 0 {
+                    (alpha, beta)
+                } else {
+                    (-beta, -alpha)
+                };
                 match self.node(&q, lo, hi, line + 1) {
                     Ok(x) => sign * x,
                     Err(e) => {

@@ -14,14 +14,26 @@ fn hand_made_values() {
     let abapa = RuleSet::abapa();
     let tb = build_in_memory(abapa, 4);
     // No seeds to move: North takes his own row, 1 seed.
-    assert_eq!(tb.value(&pos("0-0-0-0-0-0-0-0-0-0-0-1-24-23-S")), Some((-1, true)));
+    assert_eq!(
+        tb.value(&pos("0-0-0-0-0-0-0-0-0-0-0-1-24-23-S")),
+        Some((-1, true))
+    );
     // Cannot feed: A does not reach North, so South takes his own seed.
-    assert_eq!(tb.value(&pos("1-0-0-0-0-0-0-0-0-0-0-0-24-23-S")), Some((1, true)));
+    assert_eq!(
+        tb.value(&pos("1-0-0-0-0-0-0-0-0-0-0-0-24-23-S")),
+        Some((1, true))
+    );
     // The lone seed: F feeds pit 6; North's a stays in his row, cannot feed, North
     // takes it.
-    assert_eq!(tb.value(&pos("0-0-0-0-0-1-0-0-0-0-0-0-23-24-S")), Some((-1, true)));
+    assert_eq!(
+        tb.value(&pos("0-0-0-0-0-1-0-0-0-0-0-0-23-24-S")),
+        Some((-1, true))
+    );
     // The same seen from North: the mirror board.
-    assert_eq!(tb.value(&pos("0-0-0-0-0-0-0-0-0-0-0-1-23-24-N")), Some((-1, true)));
+    assert_eq!(
+        tb.value(&pos("0-0-0-0-0-0-0-0-0-0-0-1-23-24-N")),
+        Some((-1, true))
+    );
     // Probe outcome with stores: 23 + 0 vs 24 + 1.
     let p = tb.probe(&pos("0-0-0-0-0-1-0-0-0-0-0-0-23-24-S")).unwrap();
     assert_eq!(p.outcome, TbOutcome::Loss);
@@ -126,15 +138,28 @@ fn exact_entries_agree_with_brute_force_on_small_boards() {
         // The history-aware search is exponential inside long cycles: some boards stay
         // unsolved within the budget, and the check is over the rest.
         let solved = total - unsolved;
-        assert!(unsolved * 3 < total, "{}: {unsolved} unsolved", preset.name());
+        assert!(
+            unsolved * 3 < total,
+            "{}: {unsolved} unsolved",
+            preset.name()
+        );
         if rules.repetition == crate::game::Leftover::SplitEvenly {
             // A repetition scores 0 whatever the path: the whole table is exact.
-            assert_eq!(bad_exact + bad_inexact, 0, "{}: disagreements", preset.name());
+            assert_eq!(
+                bad_exact + bad_inexact,
+                0,
+                "{}: disagreements",
+                preset.name()
+            );
         } else {
             // Own rows: a value inside a cycle depends on the path, and an exact entry can
             // still rest on such a value in a smaller table (reached by a capture). Both
             // are rare; the rates are measured by `oware tablebase verify`.
-            assert!(bad_exact * 100 <= solved, "{}: {bad_exact} exact entries disagree", preset.name());
+            assert!(
+                bad_exact * 100 <= solved,
+                "{}: {bad_exact} exact entries disagree",
+                preset.name()
+            );
             assert!(
                 (bad_exact + bad_inexact) * 20 <= solved,
                 "{}: {} of {solved} disagree",
@@ -208,9 +233,15 @@ fn damaged_files_are_named() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("abapa") && e.contains("awari"), "{e}");
-    let e = build(RuleSet::from_preset(Preset::Awari), 3, dir.path(), 1, |_| {})
-        .unwrap_err()
-        .to_string();
+    let e = build(
+        RuleSet::from_preset(Preset::Awari),
+        3,
+        dir.path(),
+        1,
+        |_| {},
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("abapa"), "{e}");
     // A garbled manifest.
     std::fs::write(dir.path().join("manifest.json"), "{ not json").unwrap();

@@ -33,7 +33,9 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<()> {
     let rules = RuleSet::abapa();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(a.threads).build()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.threads)
+        .build()?;
     let threads = pool.current_num_threads();
     let t = Instant::now();
     let mut tables = Vec::new();
@@ -57,7 +59,11 @@ pub fn run(a: Args) -> Result<()> {
             Position {
                 pits: index::unrank(n, r),
                 stores: [0, 0],
-                side: if rng.below(2) == 0 { Side::South } else { Side::North },
+                side: if rng.below(2) == 0 {
+                    Side::South
+                } else {
+                    Side::North
+                },
             }
         })
         .collect();
