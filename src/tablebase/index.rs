@@ -21,7 +21,7 @@ const fn build_binomials() -> [[u64; 13]; 61] {
         t[a][0] = 1;
         let mut k = 1;
         while k <= 12 && k <= a {
-            t[a][k] = t[a - 1][k - 1] + if k <= a - 1 { t[a - 1][k] } else { 0 };
+            t[a][k] = t[a - 1][k - 1] + if k < a { t[a - 1][k] } else { 0 };
             k += 1;
         }
         a += 1;

@@ -17,6 +17,9 @@ use std::collections::{HashMap, HashSet};
 
 use crate::game::{Leftover, Position, RuleSet, Side};
 
+/// A move-ordering score: higher first, one per action.
+pub type MoveOrder<'a> = &'a dyn Fn(&Position) -> [i32; 6];
+
 /// A history-aware margin solver with a node budget.
 pub struct Solver<'a> {
     rules: RuleSet,
@@ -25,7 +28,7 @@ pub struct Solver<'a> {
     nodes: u64,
     limit: u64,
     max_line: usize,
-    order: Option<&'a dyn Fn(&Position) -> [i32; 6]>,
+    order: Option<MoveOrder<'a>>,
     /// Bounds (low, high) of the value of positions with no history.
     fresh: HashMap<u128, (i32, i32)>,
 }
@@ -64,7 +67,7 @@ impl<'a> Solver<'a> {
     }
 
     /// Tries moves in the order of `score` (higher first): a heuristic, or a table.
-    pub fn with_order(mut self, score: &'a dyn Fn(&Position) -> [i32; 6]) -> Solver<'a> {
+    pub fn with_order(mut self, score: MoveOrder<'a>) -> Solver<'a> {
         self.order = Some(score);
         self
     }

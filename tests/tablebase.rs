@@ -1,0 +1,128 @@
+//! `oware tablebase` and the `--tb` options through the command line, on the tables
+//! shipped in `tablebases/abapa` (every board with at most 12 seeds).
+
+mod common;
+
+use common::oware;
+
+const TB: &str = "tablebases/abapa";
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn probe_gives_value_outcome_and_move_values() {
+    // South's lone seed F feeds North; North's seed cannot reach South again (a→b stays
+    // in his row), so North takes it: South's margin is −1, and 23 − 24 − 1 loses.
+    let (code, out, err) = oware(&[
+        "tablebase",
+        "probe",
+        "--tb",
+        TB,
+        "--fen",
+        "0-0-0-0-0-1-0-0-0-0-0-0-23-24-S",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["value"], -1);
+    assert_eq!(v["outcome"], "loss");
+    assert_eq!(v["exact"], true);
+    assert_eq!(v["moves"]["F"], -1);
+    assert_eq!(v["moves"].as_object().unwrap().len(), 1);
+    // South's C (5 seeds) takes pits 6 and 7 (2 + 2): the move's margin is 4 minus the
+    // value of the 4 seeds left with North to move, which the table gives.
+    let (_, out, _) = oware(&[
+        "tablebase",
+        "probe",
+        "--tb",
+        TB,
+        "--fen",
+        "0-0-5-0-0-0-1-1-0-0-0-1-20-20-S",
+        "--json",
+    ]);
+    let c = json(&out)["moves"]["C"].as_i64().unwrap();
+    let (_, after, _) = oware(&[
+        "tablebase",
+        "probe",
+        "--tb",
+        TB,
+        "--fen",
+        "0-0-5-0-0-0-1-1-0-0-0-1-20-20-S",
+        "--moves",
+        "C",
+        "--json",
+    ]);
+    assert_eq!(c, 4 - json(&after)["value"].as_i64().unwrap());
+}
+
+#[test]
+fn probing_beyond_the_table_and_damaged_tables_are_clear_errors() {
+    let (code, _, err) = oware(&["tablebase", "probe", "--tb", TB]);
+    assert_ne!(code, 0);
+    assert!(
+        err.starts_with("error: ") && err.contains("at most 12"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+
+    let dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(TB).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
+    }
+    let f = dir.path().join("seeds-07.tb");
+    let bytes = std::fs::read(&f).unwrap();
+    std::fs::write(&f, &bytes[..bytes.len() / 2]).unwrap();
+    let d = dir.path().to_str().unwrap();
+    let (code, _, err) = oware(&["tablebase", "probe", "--tb", d]);
+    assert_ne!(code, 0);
+    assert!(err.contains("seeds-07.tb"), "{err}");
+    let (code, _, err) = oware(&["search", "--tb", d, "--depth", "2"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("seeds-07.tb") && !err.contains("panicked"),
+        "{err}"
+    );
+    // Tables of other rules.
+    let (code, _, err) = oware(&["search", "--tb", TB, "--rules", "awari", "--depth", "2"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("abapa") && err.contains("awari"), "{err}");
+}
+
+#[test]
+fn search_and_players_probe_the_table() {
+    let (code, out, err) = oware(&[
+        "search",
+        "--tb",
+        TB,
+        "--fen",
+        "0-0-5-0-0-0-1-1-0-0-0-1-20-20-S",
+        "--depth",
+        "4",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert!(v["tb_hits"].as_u64().unwrap() > 0, "{v}");
+    // A table win is a decided score.
+    assert!(
+        v["score"].as_i64().unwrap().abs() >= 9_000 || v["score"] == 0,
+        "{v}"
+    );
+    let spec = format!("alphabeta:depth=2:tb={TB}");
+    let (code, out, err) = oware(&[
+        "eval",
+        "--player",
+        &spec,
+        "--opponent",
+        "alphabeta:depth=2",
+        "--games",
+        "2",
+        "-q",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["games"], 2);
+}
