@@ -6,11 +6,16 @@
 //!   the players built from them.
 //! - `match`: a match between two players, all games in flight at once, the MCTS
 //!   players' evaluations batched.
+//! - `rating`: maximum-likelihood Elo of every player of a pool of games, anchored,
+//!   with bootstrap or Hessian intervals.
+//! - `pool`: the pool file (one game record per line, appended atomically).
 //! - `ladder`: the model against alpha-beta at increasing depths, on a fixed Elo scale.
 
 mod ladder;
 mod r#match;
 pub mod player;
+pub mod pool;
+pub mod rating;
 pub mod stats;
 
 pub use ladder::{LadderConfig, LadderReport, LadderRung, run_ladder, run_ladder_with};

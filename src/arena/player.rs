@@ -7,6 +7,7 @@ use std::str::FromStr;
 
 use crate::game::RuleSet;
 use crate::net;
+use crate::search::mcts::{Algorithm, MctsConfig};
 use crate::search::{Evaluator, RolloutEvaluator, UniformEvaluator};
 
 /// Simulations per move when a spec does not say (the self-play default).
@@ -47,12 +48,15 @@ pub enum PlayerSpec {
     },
     /// A uniformly random legal move.
     Random,
-    /// A trained checkpoint searched by MCTS.
+    /// A trained checkpoint searched by MCTS, with the search settings its manifest
+    /// records (those it was trained with).
     Model {
         /// The checkpoint (a directory, or a run directory whose latest is taken).
         path: PathBuf,
         /// Simulations per move.
         sims: u32,
+        /// The search algorithm instead of the trained one (`:algorithm=puct|gumbel`).
+        algorithm: Option<Algorithm>,
     },
     /// An external program speaking `shared/ENGINE-PROTOCOL.md`.
     Engine {
@@ -78,7 +82,7 @@ pub struct SpecError {
 
 /// What SPECs look like, for error messages and `--help`.
 pub const SPEC_HELP: &str = "alphabeta:depth=N, alphabeta:movetime=MS, mcts:sims=N[:eval=uniform|rollout], \
-     random, model:PATH[:sims=N], engine:\"COMMAND\"[:depth=N|:movetime=MS]";
+     random, model:PATH[:sims=N][:algorithm=puct|gumbel], engine:\"COMMAND\"[:depth=N|:movetime=MS]";
 
 fn positive<T: FromStr + PartialOrd + Default>(key: &str, v: &str) -> Result<T, String> {
     match v.parse::<T>() {
@@ -157,12 +161,22 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
             // The path may itself hold `:` (rare); options are the trailing `:k=v` parts.
             let mut parts: Vec<&str> = rest.split(':').collect();
             let mut sims = DEFAULT_SIMS;
+            let mut algorithm = None;
             while parts.len() > 1 {
                 let last = parts[parts.len() - 1];
                 match last.split_once('=') {
                     Some(("sims", v)) => sims = positive("sims", v.trim())?,
+                    Some(("algorithm", v)) => {
+                        algorithm = Some(match v.trim() {
+                            "puct" => Algorithm::Puct,
+                            "gumbel" => Algorithm::Gumbel,
+                            _ => return Err(format!("algorithm={v}: expected puct or gumbel")),
+                        })
+                    }
                     Some((k, _)) => {
-                        return Err(format!("unknown option `{k}` (model takes sims=)"));
+                        return Err(format!(
+                            "unknown option `{k}` (model takes sims= and algorithm=)"
+                        ));
                     }
                     None => break,
                 }
@@ -175,6 +189,7 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
             Ok(PlayerSpec::Model {
                 path: PathBuf::from(path),
                 sims,
+                algorithm,
             })
         }
         "engine" => {
@@ -254,7 +269,18 @@ impl fmt::Display for PlayerSpec {
                 write!(f, "mcts:sims={sims}:eval={e}")
             }
             PlayerSpec::Random => write!(f, "random"),
-            PlayerSpec::Model { path, sims } => write!(f, "model:{}:sims={sims}", path.display()),
+            PlayerSpec::Model {
+                path,
+                sims,
+                algorithm,
+            } => {
+                write!(f, "model:{}:sims={sims}", path.display())?;
+                match algorithm {
+                    None => Ok(()),
+                    Some(Algorithm::Puct) => write!(f, ":algorithm=puct"),
+                    Some(Algorithm::Gumbel) => write!(f, ":algorithm=gumbel"),
+                }
+            }
             PlayerSpec::Engine { command, limit } => {
                 write!(f, "engine:\"{command}\"")?;
                 match limit {
@@ -282,6 +308,8 @@ pub enum Player {
         sims: u32,
         /// The evaluator.
         evaluator: Box<dyn Evaluator>,
+        /// Its search settings (`simulations` aside); `None`: the match's.
+        mcts: Option<MctsConfig>,
     },
     /// An external engine (one process, asked for every game's moves in turn).
     Engine {
@@ -306,7 +334,17 @@ impl Player {
             name: name.into(),
             sims: sims.max(1),
             evaluator,
+            mcts: None,
         }
+    }
+
+    /// This player searching with `mcts` (its `simulations` aside) instead of the match's
+    /// settings; other players are returned unchanged.
+    pub fn with_search(mut self, settings: MctsConfig) -> Player {
+        if let Player::Search { mcts, .. } = &mut self {
+            *mcts = Some(settings);
+        }
+        self
     }
 
     /// Builds the player a SPEC names for games under `rules` (a model trained for other
@@ -322,7 +360,11 @@ impl Player {
                 };
                 Ok(Player::search(spec.to_string(), *sims, e))
             }
-            PlayerSpec::Model { path, sims } => {
+            PlayerSpec::Model {
+                path,
+                sims,
+                algorithm,
+            } => {
                 let err = |message: String| PlayerError::Model {
                     spec: spec.to_string(),
                     message,
@@ -338,11 +380,11 @@ impl Player {
                 }
                 let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
                 let evaluator = evaluator.with_threads(threads);
-                Ok(Player::search(
-                    format!("model:{}:sims={sims}", path.display()),
-                    *sims,
-                    Box::new(evaluator),
-                ))
+                let mut search = manifest.search_settings();
+                if let Some(a) = algorithm {
+                    search.algorithm = *a;
+                }
+                Ok(Player::search(spec.to_string(), *sims, Box::new(evaluator)).with_search(search))
             }
             PlayerSpec::Engine { command, limit } => Ok(Player::Engine {
                 command: command.clone(),
@@ -420,14 +462,16 @@ mod tests {
             p("model:runs/a/ckpt:sims=32"),
             PlayerSpec::Model {
                 path: "runs/a/ckpt".into(),
-                sims: 32
+                sims: 32,
+                algorithm: None,
             }
         );
         assert_eq!(
             p("model:C:/x"),
             PlayerSpec::Model {
                 path: "C:/x".into(),
-                sims: DEFAULT_SIMS
+                sims: DEFAULT_SIMS,
+                algorithm: None,
             }
         );
         assert_eq!(
@@ -456,6 +500,7 @@ mod tests {
             "alphabeta:depth=3",
             "mcts:sims=5:eval=rollout",
             "model:x:sims=3",
+            "model:x:sims=3:algorithm=puct",
             "engine:\"a b\"",
             "engine:\"a b\":depth=3",
         ] {
@@ -478,6 +523,7 @@ mod tests {
         assert!(err("random:x=1").contains("no options"));
         assert!(err("model:").contains("needs a path"));
         assert!(err("model:a:temp=1").contains("unknown option `temp`"));
+        assert!(err("model:a:algorithm=mcts").contains("puct or gumbel"));
         assert!(err("engine:").contains("needs a command"));
         assert!(err("engine:\"a b").contains("unclosed"));
         assert!(err("engine:\"a b\"x").contains("unexpected `x`"));
@@ -493,8 +539,22 @@ mod tests {
         let cfg = net::ModelConfig::default();
         let device = net::DeviceKind::Cpu.device().unwrap();
         let model = cfg.init(&device);
-        let manifest = net::Manifest::new(&cfg, RuleSet::default(), 0, None);
+        let mut manifest = net::Manifest::new(&cfg, RuleSet::default(), 0, None);
+        // Trained with PUCT: it plays with PUCT unless the spec says otherwise.
+        let trained = MctsConfig {
+            algorithm: Algorithm::Puct,
+            c_puct: 3.0,
+            ..MctsConfig::default()
+        };
+        manifest.search = Some(trained.clone());
         net::checkpoint::save(&ck, &manifest, &model, None).unwrap();
+        let settings = |s: &str| match Player::from_spec(&p(s), RuleSet::default(), 1).unwrap() {
+            Player::Search { mcts, .. } => mcts.unwrap(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(settings(&format!("model:{}", ck.display())), trained);
+        let g = settings(&format!("model:{}:algorithm=gumbel", ck.display()));
+        assert_eq!((g.algorithm, g.c_puct), (Algorithm::Gumbel, 3.0));
         let spec = p(&format!("model:{}:sims=8", ck.display()));
         let mut m = Player::from_spec(&spec, RuleSet::default(), 1).unwrap();
         let games = MatchConfig {

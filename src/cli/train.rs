@@ -70,7 +70,7 @@ pub fn run(a: Args) -> Result<()> {
         config,
         &run_dir,
         display,
-        Some(&run::evaluate_against_baseline),
+        Some(&run::evaluate_gauntlet),
     )?;
     if !a.quiet {
         eprintln!(
