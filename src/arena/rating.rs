@@ -444,7 +444,7 @@ pub fn rate(
     let edges_of = |pick: &mut dyn FnMut(&[(f64, f64)]) -> (f64, f64)| -> Vec<Edge> {
         units
             .iter()
-            .map(|(&(a, b), u)| {
+            .map(|&((a, b), ref u)| {
                 let (n, s) = pick(u);
                 Edge {
                     a,
@@ -578,7 +578,7 @@ pub fn rate(
     let mut warnings = Vec::new();
     let matchups: Vec<Matchup> = units
         .iter()
-        .map(|(&(a, b), u)| {
+        .map(|&((a, b), ref u)| {
             let (games, score) = sum(u);
             Matchup {
                 a: names[a].clone(),

@@ -11,7 +11,6 @@
 //! FNV-1a 64 checksum of everything before it.
 
 use std::fs;
-use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};

@@ -7,21 +7,23 @@ set -e
 B=target/release/oware
 D=experiments/recorded/anchors
 P=$D/pool.jsonl
-MAX=${MAX:-14}
+MAX=${MAX:-15}
 G=${GAMES:-40}
-nice -n 10 $B rate --pool $P --add alphabeta:depth=1 alphabeta:depth=2 --games-per-pair $G --threads 2 >/dev/null
-d=3
+d=2
 while [ $d -le $MAX ]; do
+  # Depth d against d-1 and d-2 only (a round robin would pair it with every depth).
+  AGAINST="alphabeta:depth=$((d - 1))"
+  [ $d -ge 3 ] && AGAINST="$AGAINST alphabeta:depth=$((d - 2))"
   nice -n 10 $B rate --pool $P --add alphabeta:depth=$d --schedule gauntlet \
-    --against alphabeta:depth=$((d - 1)) alphabeta:depth=$((d - 2)) --games-per-pair $G --threads 2 >/dev/null
+    --against $AGAINST --games-per-pair $G --threads 2 >/dev/null
   d=$((d + 1))
 done
 nice -n 10 $B rate --pool $P
-# The network: a copy of the anchor pool plus its games, which are then kept apart.
+# The network: the anchor pool plus its games, which are then kept apart.
 T=$(mktemp)
-cp $P $T
+cat $P $D/oware-abapa.jsonl > $T 2>/dev/null || cp $P $T
 nice -n 10 $B rate --pool $T --add model:checkpoints/oware-abapa:sims=64 --schedule gauntlet \
-  --against alphabeta:depth=$((MAX - 2)) alphabeta:depth=$((MAX - 1)) alphabeta:depth=$MAX \
-  --games-per-pair $G --threads 2
+  --against alphabeta:depth=$((MAX - 3)) alphabeta:depth=$((MAX - 2)) alphabeta:depth=$((MAX - 1)) \
+  alphabeta:depth=$MAX --games-per-pair $G --threads 2
 grep -F '"model:checkpoints/oware-abapa:sims=64"' $T > $D/oware-abapa.jsonl
 rm $T
