@@ -48,13 +48,18 @@ fn rate_plays_what_is_missing_and_prints_the_table() {
     let t = json(&out);
     assert_eq!(t.len(), 4);
     for r in &t {
-        for k in ["player", "elo", "elo_low", "elo_high", "games", "score", "bound"] {
+        for k in [
+            "player", "elo", "elo_low", "elo_high", "games", "score", "bound",
+        ] {
             assert!(r.get(k).is_some(), "{k} missing in {r}");
         }
         assert_eq!(r["games"], 24);
     }
     let anchor = row(&t, "alphabeta:depth=1");
-    assert_eq!((anchor["elo"].as_f64(), anchor["bound"].as_str()), (Some(0.0), Some("anchor")));
+    assert_eq!(
+        (anchor["elo"].as_f64(), anchor["bound"].as_str()),
+        (Some(0.0), Some("anchor"))
+    );
     // Again: nothing is missing, nothing is played, the table is the same.
     let (code, again, err) = oware(&add);
     assert_eq!(code, 0, "{err}");
@@ -71,12 +76,22 @@ fn rate_plays_what_is_missing_and_prints_the_table() {
     for r in &t {
         let name = r["player"].as_str().unwrap();
         let e = r["elo"].as_f64().unwrap();
-        assert!((row(&h, name)["elo"].as_f64().unwrap() - e).abs() < 1e-6, "{name}");
+        assert!(
+            (row(&h, name)["elo"].as_f64().unwrap() - e).abs() < 1e-6,
+            "{name}"
+        );
         assert!((row(&shifted, name)["elo"].as_f64().unwrap() - e - shift).abs() < 1e-6);
     }
     // More games per pair: only the difference is played, on new openings.
     let (code, _, err) = oware(&[
-        "rate", "--pool", p, "--add", "random", "--games-per-pair", "12", "-q",
+        "rate",
+        "--pool",
+        p,
+        "--add",
+        "random",
+        "--games-per-pair",
+        "12",
+        "-q",
     ]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(lines(&pool), 48 + 3 * 4);
@@ -96,8 +111,16 @@ fn rate_plays_what_is_missing_and_prints_the_table() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(lines(&pool), 60 + 6);
-    assert!(err.contains("alphabeta:depth=3 vs alphabeta:depth=2"), "{err}");
-    for name in ["random", "mcts:sims=8:eval=uniform", "alphabeta:depth=3", "(anchor)"] {
+    assert!(
+        err.contains("alphabeta:depth=3 vs alphabeta:depth=2"),
+        "{err}"
+    );
+    for name in [
+        "random",
+        "mcts:sims=8:eval=uniform",
+        "alphabeta:depth=3",
+        "(anchor)",
+    ] {
         assert!(text.contains(name), "{name} not in\n{text}");
     }
 }
@@ -110,18 +133,36 @@ fn bad_input_is_one_error_line() {
     let check = |args: &[&str], want: &str| {
         let (code, _, err) = oware(args);
         assert_ne!(code, 0, "{args:?}");
-        assert!(err.starts_with("error: ") && err.contains(want), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(want),
+            "{args:?}: {err}"
+        );
         assert!(!err.contains("panicked"), "{err}");
     };
     check(&["rate", "--pool", p], "holds no games");
-    check(&["rate", "--pool", p, "--add", "minimax"], "unknown player kind");
+    check(
+        &["rate", "--pool", p, "--add", "minimax"],
+        "unknown player kind",
+    );
     check(&["rate", "--pool", p, "--anchor", "random"], "NAME=ELO");
     let (code, _, err) = oware(&[
-        "rate", "--pool", p, "--add", "random", "alphabeta:depth=2", "--games-per-pair", "2",
+        "rate",
+        "--pool",
+        p,
+        "--add",
+        "random",
+        "alphabeta:depth=2",
+        "--games-per-pair",
+        "2",
+        "--anchor",
+        "random=0",
         "-q",
     ]);
     assert_eq!(code, 0, "{err}");
-    check(&["rate", "--pool", p], "anchor `alphabeta:depth=1` has played no game");
+    check(
+        &["rate", "--pool", p],
+        "anchor `alphabeta:depth=1` has played no game",
+    );
     check(&["rate", "--pool", p, "--rules", "awari"], "rules abapa");
     let good = std::fs::read_to_string(&pool).unwrap();
     std::fs::write(&pool, format!("{good}{{\"south\": 1}}\n")).unwrap();
@@ -134,7 +175,15 @@ fn the_ladder_as_a_view_of_a_pool() {
     let pool = d.path().join("pool.jsonl");
     let p = pool.to_str().unwrap();
     let (code, out, err) = oware(&[
-        "ladder", "--player", "random", "--pool", p, "--games", "4", "--max-depth", "3",
+        "ladder",
+        "--player",
+        "random",
+        "--pool",
+        p,
+        "--games",
+        "4",
+        "--max-depth",
+        "3",
         "--json",
     ]);
     assert_eq!(code, 0, "{err}");

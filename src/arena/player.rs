@@ -384,7 +384,10 @@ impl Player {
                 if let Some(a) = algorithm {
                     search.algorithm = *a;
                 }
-                Ok(Player::search(spec.to_string(), *sims, Box::new(evaluator)).with_search(search))
+                Ok(
+                    Player::search(spec.to_string(), *sims, Box::new(evaluator))
+                        .with_search(search),
+                )
             }
             PlayerSpec::Engine { command, limit } => Ok(Player::Engine {
                 command: command.clone(),

@@ -22,10 +22,10 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 
-use super::player::Player;
 use super::r#match::{
     MatchConfig, MatchProgress, MatchReport, Openings, random_openings, run_match_with,
 };
+use super::player::Player;
 use super::rating::{IntervalMethod, RatedGame, RatingError, RatingTable, rate};
 use crate::game::{Game, Position, RuleSet};
 
@@ -102,9 +102,7 @@ fn parse_line(line: &str) -> Result<PoolGame, String> {
     let plies = v["opening_plies"]
         .as_u64()
         .ok_or("no `opening_plies` number")? as usize;
-    let (fen, moves) = record
-        .split_once(';')
-        .ok_or("`record` is not FEN;moves")?;
+    let (fen, moves) = record.split_once(';').ok_or("`record` is not FEN;moves")?;
     let start: Position = fen.parse().map_err(|e| format!("record: {e}"))?;
     let opening: String = moves.chars().take(plies).collect();
     if opening.chars().count() < plies {
@@ -335,8 +333,14 @@ mod tests {
         let cases: Vec<(String, &str)> = vec![
             ("{\"south\":".into(), "not a JSON game record"),
             (first.replace("\"winner\":", "\"winnr\":"), "no `winner`"),
-            (first.replace("\"rules\":\"abapa\"", "\"rules\":\"chess\""), "rules `chess`"),
-            (first.replace("\"north\":\"b\"", "\"north\":\"a\""), "plays itself"),
+            (
+                first.replace("\"rules\":\"abapa\"", "\"rules\":\"chess\""),
+                "rules `chess`",
+            ),
+            (
+                first.replace("\"north\":\"b\"", "\"north\":\"a\""),
+                "plays itself",
+            ),
             (first.replace("\"record\":\"", "\"record\":\"x"), "record"),
         ];
         for (bad, want) in &cases {

@@ -498,7 +498,11 @@ pub fn rate(
         IntervalMethod::Hessian => (
             (0..n).map(|i| hessian(&point, i)).collect(),
             (0..n)
-                .map(|i| pessimistic.as_ref().map_or((f64::NAN, f64::NAN), |f| hessian(f, i)))
+                .map(|i| {
+                    pessimistic
+                        .as_ref()
+                        .map_or((f64::NAN, f64::NAN), |f| hessian(f, i))
+                })
                 .collect(),
         ),
         IntervalMethod::Bootstrap { resamples, seed } => {
@@ -512,7 +516,12 @@ pub fn rate(
                         (t.0 + x.0, t.1 + x.1)
                     })
                 });
-                let f = fit(n, &clamp_edges(n, &drawn, Clamp::HalfGame), anchor, anchor_elo);
+                let f = fit(
+                    n,
+                    &clamp_edges(n, &drawn, Clamp::HalfGame),
+                    anchor,
+                    anchor_elo,
+                );
                 for i in 0..n {
                     samples[i].push(f.elo[i]);
                 }
@@ -716,7 +725,11 @@ mod tests {
         assert_eq!(total, 14.0 * 2.0 + 6.0 + 15.0);
         let t = rate(&names(2), &g, 1, 100.0, IntervalMethod::Hessian).unwrap();
         let want = 100.0 + elo_of_score(total / 60.0);
-        assert!(close(elo(&t, "p0"), want, 1e-6), "{} vs {want}", elo(&t, "p0"));
+        assert!(
+            close(elo(&t, "p0"), want, 1e-6),
+            "{} vs {want}",
+            elo(&t, "p0")
+        );
         assert_eq!(elo(&t, "p1"), 100.0);
         // The Hessian of one match is the binomial one: σ(d) = 1/(K·√(n·p·(1−p))).
         let p = total / 60.0;
@@ -824,8 +837,14 @@ mod tests {
         let one = [2.0, 1.5, 1.0, 0.5, 1.0, 1.5, 2.0, 0.0, 1.0, 1.5];
         let width = |reps: usize| {
             let s: Vec<f64> = one.iter().copied().cycle().take(one.len() * reps).collect();
-            let t = rate(&names(2), &pairs(0, 1, "o", &s), 1, 0.0, IntervalMethod::default())
-                .unwrap();
+            let t = rate(
+                &names(2),
+                &pairs(0, 1, "o", &s),
+                1,
+                0.0,
+                IntervalMethod::default(),
+            )
+            .unwrap();
             let r = t.get("p0").unwrap().clone();
             assert!(r.elo_low.unwrap() < r.elo.unwrap() && r.elo.unwrap() < r.elo_high.unwrap());
             r.elo_high.unwrap() - r.elo_low.unwrap()
@@ -839,7 +858,11 @@ mod tests {
         g.extend(pairs(0, 1, "o", &s));
         let t = rate(&names(2), &g, 1, 0.0, IntervalMethod::default()).unwrap();
         let r = t.get("p0").unwrap();
-        assert!(close(r.elo_high.unwrap() - r.elo_low.unwrap(), w1, 0.15 * w1));
+        assert!(close(
+            r.elo_high.unwrap() - r.elo_low.unwrap(),
+            w1,
+            0.15 * w1
+        ));
         assert_eq!(t.warnings.len(), 1, "{:?}", t.warnings);
         assert!(t.warnings[0].contains("40 games from 10 distinct openings"));
     }
@@ -877,7 +900,10 @@ mod tests {
         .unwrap();
         let r = t.get("p0").unwrap();
         assert!(close(r.elo.unwrap(), 0.0, 1e-9));
-        assert!(r.elo_low.unwrap() < -50.0 && r.elo_high.unwrap() > 50.0, "{r:?}");
+        assert!(
+            r.elo_low.unwrap() < -50.0 && r.elo_high.unwrap() > 50.0,
+            "{r:?}"
+        );
     }
 
     #[test]

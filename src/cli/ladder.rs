@@ -144,7 +144,12 @@ pub fn run(a: Args) -> Result<()> {
 /// `--pool`: the ladder as a view of a rating pool. The player climbs the depths (each
 /// step d against d−1 played only if the pool lacks it) until it scores below 50%;
 /// every game goes to the pool, and the rating is the pool's.
-fn pool_view(a: &Args, rules: crate::game::RuleSet, player: &mut Player, path: &Path) -> Result<()> {
+fn pool_view(
+    a: &Args,
+    rules: crate::game::RuleSet,
+    player: &mut Player,
+    path: &Path,
+) -> Result<()> {
     if a.max_depth == 0 {
         anyhow::bail!("--max-depth must be at least 1");
     }
@@ -189,11 +194,21 @@ fn pool_view(a: &Args, rules: crate::game::RuleSet, player: &mut Player, path: &
         let (mut n, mut s) = (0.0, 0.0);
         for g in games.iter().filter(|g| g.between(&me, &depth(d))) {
             n += 1.0;
-            s += if g.south == me { g.south_score } else { 1.0 - g.south_score };
+            s += if g.south == me {
+                g.south_score
+            } else {
+                1.0 - g.south_score
+            };
         }
         if !a.quiet {
-            let played = r.map_or("already in the pool".into(), |r| format!("{:.1}s", r.seconds));
-            eprintln!("{me} vs {}: score {:.3} over {n} games ({played})", depth(d), s / n);
+            let played = r.map_or("already in the pool".into(), |r| {
+                format!("{:.1}s", r.seconds)
+            });
+            eprintln!(
+                "{me} vs {}: score {:.3} over {n} games ({played})",
+                depth(d),
+                s / n
+            );
         }
         if s / n < 0.5 {
             crossover = Some(d);
@@ -206,7 +221,9 @@ fn pool_view(a: &Args, rules: crate::game::RuleSet, player: &mut Player, path: &
             eprintln!("warning: {w}");
         }
     }
-    let r = table.get(&me).context("the player has no games in the pool")?;
+    let r = table
+        .get(&me)
+        .context("the player has no games in the pool")?;
     if a.json {
         let v = json!({
             "player": me,

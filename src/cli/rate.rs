@@ -113,10 +113,19 @@ fn parse_anchor(s: &str) -> Result<(String, f64)> {
 }
 
 /// The pairs to play: every added player against the others of the schedule.
-fn plan(existing: &[String], added: &[String], schedule: Schedule, against: &[String]) -> Vec<(String, String)> {
+fn plan(
+    existing: &[String],
+    added: &[String],
+    schedule: Schedule,
+    against: &[String],
+) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     let mut push = |a: &String, b: &String| {
-        if a != b && !out.iter().any(|(x, y)| (x == a && y == b) || (x == b && y == a)) {
+        if a != b
+            && !out
+                .iter()
+                .any(|(x, y)| (x == a && y == b) || (x == b && y == a))
+        {
             out.push((a.clone(), b.clone()));
         }
     };
@@ -128,7 +137,11 @@ fn plan(existing: &[String], added: &[String], schedule: Schedule, against: &[St
                 }
             }
             Schedule::Gauntlet => {
-                let opponents = if against.is_empty() { existing } else { against };
+                let opponents = if against.is_empty() {
+                    existing
+                } else {
+                    against
+                };
                 for b in opponents {
                     push(a, b);
                 }
@@ -214,14 +227,15 @@ fn play(a: &Args, rules: RuleSet, games: &mut Vec<PoolGame>) -> Result<()> {
         against.push(name);
     }
     let existing = pool::players(games);
-    for (name, spec) in existing.iter().filter_map(|n| Some((n, n.parse::<PlayerSpec>().ok()?))) {
+    for (name, spec) in existing
+        .iter()
+        .filter_map(|n| Some((n, n.parse::<PlayerSpec>().ok()?)))
+    {
         specs.entry(name.clone()).or_insert(spec);
     }
     let pairs = plan(&existing, &added, a.schedule, &against);
     if pairs.is_empty() {
-        bail!(
-            "nothing to play: a gauntlet needs opponents (players in the pool, or --against)"
-        );
+        bail!("nothing to play: a gauntlet needs opponents (players in the pool, or --against)");
     }
     // Every player of the plan must be buildable before the first game is played.
     let mut players: HashMap<String, Player> = HashMap::new();
@@ -322,7 +336,10 @@ mod tests {
             parse_anchor("ab:depth=1=0").unwrap(),
             ("alphabeta:depth=1".to_string(), 0.0)
         );
-        assert_eq!(parse_anchor("iter-0004=-12.5").unwrap(), ("iter-0004".into(), -12.5));
+        assert_eq!(
+            parse_anchor("iter-0004=-12.5").unwrap(),
+            ("iter-0004".into(), -12.5)
+        );
         assert!(parse_anchor("random").is_err());
         assert!(parse_anchor("random=x").is_err());
         assert!(parse_anchor("random=inf").is_err());

@@ -359,7 +359,10 @@ mod tests {
         }
         let bands = pool_ratings(&pooled);
         assert_eq!(bands.len(), 3);
-        assert_eq!((bands[2].y, bands[2].low, bands[2].high), (600.0, 540.0, 600.0));
+        assert_eq!(
+            (bands[2].y, bands[2].low, bands[2].high),
+            (600.0, 540.0, 600.0)
+        );
         learning_curves(&pooled, &p).unwrap();
         assert_eq!(&std::fs::read(&p).unwrap()[1..4], b"PNG");
         // Also with no evaluation at all, and with a single row.

@@ -484,8 +484,7 @@ pub fn train(
         let last = (t.iterations > 0 && it >= t.iterations)
             || (t.time_limit_minutes > 0.0 && now >= t.time_limit_minutes * 60.0);
         let within_share = state.eval_seconds <= config.eval.max_share * now;
-        let due = config.eval.every > 0
-            && ((it % config.eval.every == 0 && within_share) || last);
+        let due = config.eval.every > 0 && ((it % config.eval.every == 0 && within_share) || last);
         let t_eval = Instant::now();
         let summary = match (due, eval) {
             (true, Some(f)) => {
