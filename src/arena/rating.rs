@@ -34,6 +34,13 @@ use serde::Serialize;
 use super::stats::{Z95, perfect_score_bound};
 use crate::rng::Rng;
 
+/// One opening's games of a matchup: (games, the first player's score).
+type Unit = (f64, f64);
+/// A matchup: the two players' indices, the lower first.
+type Pair = (usize, usize);
+/// The (low, high) ends of an interval.
+type Ends = (f64, f64);
+
 /// Natural-log odds per Elo: `p = σ(K·(r_i − r_j))`.
 const K: f64 = std::f64::consts::LN_10 / 400.0;
 
@@ -402,7 +409,7 @@ pub fn rate(
         )));
     }
     // Each matchup's games grouped by opening: (games, first player's score) per group.
-    let mut groups: BTreeMap<(usize, usize), BTreeMap<&str, (f64, f64)>> = BTreeMap::new();
+    let mut groups: BTreeMap<Pair, BTreeMap<&str, Unit>> = BTreeMap::new();
     let mut played = vec![(0u64, 0.0f64); n];
     for g in games {
         if g.a >= n || g.b >= n || g.a == g.b {
@@ -437,11 +444,11 @@ pub fn rate(
             names[anchor]
         )));
     }
-    let units: Vec<((usize, usize), Vec<(f64, f64)>)> = groups
+    let units: Vec<(Pair, Vec<Unit>)> = groups
         .iter()
         .map(|(&k, u)| (k, u.values().copied().collect()))
         .collect();
-    let edges_of = |pick: &mut dyn FnMut(&[(f64, f64)]) -> (f64, f64)| -> Vec<Edge> {
+    let edges_of = |pick: &mut dyn FnMut(&[Unit]) -> Unit| -> Vec<Edge> {
         units
             .iter()
             .map(|&((a, b), ref u)| {
@@ -494,7 +501,7 @@ pub fn rate(
         (f.elo[i] - h, f.elo[i] + h)
     };
     // [low, high] of the estimate and of the pessimistic fit, for each player.
-    let (ends, ends_pessimistic): (Vec<(f64, f64)>, Vec<(f64, f64)>) = match interval {
+    let (ends, ends_pessimistic): (Vec<Ends>, Vec<Ends>) = match interval {
         IntervalMethod::Hessian => (
             (0..n).map(|i| hessian(&point, i)).collect(),
             (0..n)
@@ -544,7 +551,7 @@ pub fn rate(
                 s.sort_by(f64::total_cmp);
                 (percentile(s, 0.025), percentile(s, 0.975))
             };
-            let mut e: Vec<(f64, f64)> = samples.iter_mut().map(ends).collect();
+            let mut e: Vec<Ends> = samples.iter_mut().map(ends).collect();
             for (i, x) in e.iter_mut().enumerate() {
                 if i != anchor && conn[i] && x.1 - x.0 < 1e-6 {
                     *x = hessian(&point, i);
