@@ -1,7 +1,7 @@
 //! oware-zero: a self-play reinforcement-learning trainer for Oware.
 //!
 //! Modules in dependency order (each uses only those above it), as `src/README.md` says:
-//! `rng` → `game` → `tablebase` → `env` → `search` → `net` → `engine` → `export` → `selfplay` → `arena`
+//! `rng` → `files` → `game` → `tablebase` → `env` → `search` → `net` → `engine` → `export` → `selfplay` → `arena`
 //! → `train` → `cli`.
 
 // Per-action code indexes several parallel [_; 6] arrays by action; index loops read
@@ -9,6 +9,8 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod rng;
+
+pub mod files;
 
 pub mod game;
 

@@ -121,6 +121,15 @@ fn tiny_run_writes_everything() {
         .map(|l| l.contains(",random,"))
         .collect();
     assert_eq!(evaluated, [false, true, false, true], "{metrics}");
+    // The evaluations are a gauntlet into the run's pool: 4 games against the baseline at
+    // iteration 2; at 4, 4 more and 20 (eval.gauntlet_games) against iter-0002.
+    let pool = fs::read_to_string(run.join("pool.jsonl")).unwrap();
+    assert_eq!(pool.lines().count(), 4 + 4 + 20, "{pool}");
+    assert!(pool.contains("\"iter-0002\"") && pool.contains("\"iter-0004\""));
+    let header: Vec<&str> = metrics.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|c| *c == "pool_elo").unwrap();
+    let last: Vec<&str> = metrics.lines().last().unwrap().split(',').collect();
+    assert!(last[col].parse::<f64>().is_ok(), "{metrics}");
     assert!(run.join("learning-curves.png").exists());
     assert!(run.join("config.toml").exists());
     // The recorded games replay.

@@ -112,8 +112,9 @@ pub struct MatchConfig {
     /// up to [`MAX_CONCURRENCY`], or [`SPRT_CONCURRENCY`] with an SPRT (with every game
     /// in flight at once, nothing is left to save when the test decides).
     pub concurrency: usize,
-    /// Settings of the MCTS players' searches (each player's `sims` overrides
-    /// `simulations`; no root noise is used in matches).
+    /// Settings of the MCTS players' searches, for players without their own (a model's
+    /// are those of its manifest); each player's `sims` overrides `simulations`, and no
+    /// root noise is used in matches.
     pub mcts: MctsConfig,
     /// A game still running after this many plies is adjudicated on the stores (a
     /// guard; real games end by the rules far sooner).
@@ -540,9 +541,10 @@ impl<'p> Driver<'p> {
                 sims,
                 evaluator,
                 tablebase,
+                mcts: own,
                 ..
             } => {
-                let mut mcts = cfg.mcts.clone();
+                let mut mcts = own.clone().unwrap_or_else(|| cfg.mcts.clone());
                 mcts.simulations = *sims;
                 mcts.cheap_simulations = *sims;
                 mcts.validate()

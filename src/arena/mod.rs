@@ -6,6 +6,9 @@
 //!   the players built from them.
 //! - `match`: a match between two players, all games in flight at once, the MCTS
 //!   players' evaluations batched.
+//! - `rating`: maximum-likelihood Elo of every player of a pool of games, anchored,
+//!   with bootstrap or Hessian intervals.
+//! - `pool`: the pool file (one game record per line, appended atomically).
 //! - `ladder`: the model against alpha-beta at increasing depths, on a fixed Elo scale.
 //! - `accuracy`: the share of a player's moves that keep the best result, judged by the
 //!   endgame tables on positions from self-play games.
@@ -14,6 +17,8 @@ pub mod accuracy;
 mod ladder;
 mod r#match;
 pub mod player;
+pub mod pool;
+pub mod rating;
 pub mod stats;
 
 pub use ladder::{LadderConfig, LadderReport, LadderRung, run_ladder, run_ladder_with};

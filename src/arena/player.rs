@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use crate::game::RuleSet;
 use crate::net;
+use crate::search::mcts::{Algorithm, MctsConfig};
 use crate::search::{Evaluator, RolloutEvaluator, UniformEvaluator};
 use crate::tablebase::{self, Tablebase};
 
@@ -56,7 +57,8 @@ pub enum PlayerSpec {
     },
     /// A uniformly random legal move.
     Random,
-    /// A trained checkpoint searched by MCTS.
+    /// A trained checkpoint searched by MCTS, with the search settings its manifest
+    /// records (those it was trained with).
     Model {
         /// The checkpoint (a directory, or a run directory whose latest is taken).
         path: PathBuf,
@@ -64,6 +66,8 @@ pub enum PlayerSpec {
         sims: u32,
         /// Endgame tables: a covered position is a finished game with the table's result.
         tb: Option<PathBuf>,
+        /// The search algorithm instead of the trained one (`:algorithm=puct|gumbel`).
+        algorithm: Option<Algorithm>,
     },
     /// An external program speaking the engine protocol (`docs/engine-protocol.md`).
     Engine {
@@ -89,8 +93,8 @@ pub struct SpecError {
 
 /// What SPECs look like, for error messages and `--help`.
 pub const SPEC_HELP: &str = "alphabeta:depth=N[:tb=DIR], alphabeta:movetime=MS[:tb=DIR], \
-     mcts:sims=N[:eval=uniform|rollout], random, model:PATH[:sims=N][:tb=DIR], \
-     engine:\"COMMAND\"[:depth=N|:movetime=MS]";
+     mcts:sims=N[:eval=uniform|rollout], random, \
+     model:PATH[:sims=N][:algorithm=puct|gumbel][:tb=DIR], engine:\"COMMAND\"[:depth=N|:movetime=MS]";
 
 fn positive<T: FromStr + PartialOrd + Default>(key: &str, v: &str) -> Result<T, String> {
     match v.parse::<T>() {
@@ -177,13 +181,23 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
             let mut parts: Vec<&str> = rest.split(':').collect();
             let mut sims = DEFAULT_SIMS;
             let mut tb = None;
+            let mut algorithm = None;
             while parts.len() > 1 {
                 let last = parts[parts.len() - 1];
                 match last.split_once('=') {
                     Some(("sims", v)) => sims = positive("sims", v.trim())?,
                     Some(("tb", v)) if !v.trim().is_empty() => tb = Some(PathBuf::from(v.trim())),
+                    Some(("algorithm", v)) => {
+                        algorithm = Some(match v.trim() {
+                            "puct" => Algorithm::Puct,
+                            "gumbel" => Algorithm::Gumbel,
+                            _ => return Err(format!("algorithm={v}: expected puct or gumbel")),
+                        })
+                    }
                     Some((k, _)) => {
-                        return Err(format!("unknown option `{k}` (model takes sims= and tb=)"));
+                        return Err(format!(
+                            "unknown option `{k}` (model takes sims=, algorithm= and tb=)"
+                        ));
                     }
                     None => break,
                 }
@@ -197,6 +211,7 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
                 path: PathBuf::from(path),
                 sims,
                 tb,
+                algorithm,
             })
         }
         "engine" => {
@@ -279,8 +294,18 @@ impl fmt::Display for PlayerSpec {
                 write!(f, "{}:tb={}", PlayerSpec::AlphaBeta(*limit), tb.display())
             }
             PlayerSpec::Random => write!(f, "random"),
-            PlayerSpec::Model { path, sims, tb } => {
+            PlayerSpec::Model {
+                path,
+                sims,
+                algorithm,
+                tb,
+            } => {
                 write!(f, "model:{}:sims={sims}", path.display())?;
+                match algorithm {
+                    None => {}
+                    Some(Algorithm::Puct) => write!(f, ":algorithm=puct")?,
+                    Some(Algorithm::Gumbel) => write!(f, ":algorithm=gumbel")?,
+                }
                 match tb {
                     Some(tb) => write!(f, ":tb={}", tb.display()),
                     None => Ok(()),
@@ -322,6 +347,8 @@ pub enum Player {
         evaluator: Box<dyn Evaluator>,
         /// Endgame tables ending the search where they cover a position.
         tablebase: Option<Arc<Tablebase>>,
+        /// Its search settings (`simulations` aside); `None`: the match's.
+        mcts: Option<MctsConfig>,
     },
     /// An external engine (one process, asked for every game's moves in turn).
     Engine {
@@ -347,7 +374,17 @@ impl Player {
             sims: sims.max(1),
             evaluator,
             tablebase: None,
+            mcts: None,
         }
+    }
+
+    /// This player searching with `mcts` (its `simulations` aside) instead of the match's
+    /// settings; other players are returned unchanged.
+    pub fn with_search(mut self, settings: MctsConfig) -> Player {
+        if let Player::Search { mcts, .. } = &mut self {
+            *mcts = Some(settings);
+        }
+        self
     }
 
     /// Builds the player a SPEC names for games under `rules` (a model trained for other
@@ -367,7 +404,12 @@ impl Player {
                 };
                 Ok(Player::search(spec.to_string(), *sims, e))
             }
-            PlayerSpec::Model { path, sims, tb } => {
+            PlayerSpec::Model {
+                path,
+                sims,
+                algorithm,
+                tb,
+            } => {
                 let err = |message: String| PlayerError::Model {
                     spec: spec.to_string(),
                     message,
@@ -383,16 +425,20 @@ impl Player {
                 }
                 let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
                 let evaluator = evaluator.with_threads(threads);
+                let mut search = manifest.search_settings();
+                if let Some(a) = algorithm {
+                    search.algorithm = *a;
+                }
                 let tablebase = match tb {
                     Some(dir) => Some(open_tables(spec, dir, rules)?),
                     None => None,
                 };
-                Ok(Player::Search {
-                    name: spec.to_string(),
-                    sims: (*sims).max(1),
-                    evaluator: Box::new(evaluator),
-                    tablebase,
-                })
+                let mut p = Player::search(spec.to_string(), *sims, Box::new(evaluator))
+                    .with_search(search);
+                if let Player::Search { tablebase: t, .. } = &mut p {
+                    *t = tablebase;
+                }
+                Ok(p)
             }
             PlayerSpec::Engine { command, limit } => Ok(Player::Engine {
                 command: command.clone(),
@@ -508,7 +554,8 @@ mod tests {
             PlayerSpec::Model {
                 path: "runs/a/ckpt".into(),
                 sims: 32,
-                tb: None
+                tb: None,
+                algorithm: None,
             }
         );
         assert_eq!(
@@ -516,6 +563,7 @@ mod tests {
             PlayerSpec::Model {
                 path: "runs/a/ckpt".into(),
                 sims: 32,
+                algorithm: None,
                 tb: Some("tb/abapa".into())
             }
         );
@@ -535,7 +583,8 @@ mod tests {
             PlayerSpec::Model {
                 path: "C:/x".into(),
                 sims: DEFAULT_SIMS,
-                tb: None
+                tb: None,
+                algorithm: None,
             }
         );
         assert_eq!(
@@ -564,6 +613,7 @@ mod tests {
             "alphabeta:depth=3",
             "mcts:sims=5:eval=rollout",
             "model:x:sims=3",
+            "model:x:sims=3:algorithm=puct",
             "engine:\"a b\"",
             "engine:\"a b\":depth=3",
         ] {
@@ -586,6 +636,7 @@ mod tests {
         assert!(err("random:x=1").contains("no options"));
         assert!(err("model:").contains("needs a path"));
         assert!(err("model:a:temp=1").contains("unknown option `temp`"));
+        assert!(err("model:a:algorithm=mcts").contains("puct or gumbel"));
         assert!(err("engine:").contains("needs a command"));
         assert!(err("engine:\"a b").contains("unclosed"));
         assert!(err("engine:\"a b\"x").contains("unexpected `x`"));
@@ -601,8 +652,22 @@ mod tests {
         let cfg = net::ModelConfig::default();
         let device = net::DeviceKind::Cpu.device().unwrap();
         let model = cfg.init(&device);
-        let manifest = net::Manifest::new(&cfg, RuleSet::default(), 0, None);
+        let mut manifest = net::Manifest::new(&cfg, RuleSet::default(), 0, None);
+        // Trained with PUCT: it plays with PUCT unless the spec says otherwise.
+        let trained = MctsConfig {
+            algorithm: Algorithm::Puct,
+            c_puct: 3.0,
+            ..MctsConfig::default()
+        };
+        manifest.search = Some(trained.clone());
         net::checkpoint::save(&ck, &manifest, &model, None).unwrap();
+        let settings = |s: &str| match Player::from_spec(&p(s), RuleSet::default(), 1).unwrap() {
+            Player::Search { mcts, .. } => mcts.unwrap(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(settings(&format!("model:{}", ck.display())), trained);
+        let g = settings(&format!("model:{}:algorithm=gumbel", ck.display()));
+        assert_eq!((g.algorithm, g.c_puct), (Algorithm::Gumbel, 3.0));
         let spec = p(&format!("model:{}:sims=8", ck.display()));
         let mut m = Player::from_spec(&spec, RuleSet::default(), 1).unwrap();
         let games = MatchConfig {

@@ -179,6 +179,12 @@ pub fn elo_interval(s: f64, se: f64) -> [f64; 2] {
     ]
 }
 
+/// With every one of `trials` lost, the 97.5% Clopper–Pearson upper bound on the chance
+/// that a trial is not lost: `1 − 0.025^(1/trials)` (the mirror image for all won).
+pub fn perfect_score_bound(trials: u64) -> f64 {
+    1.0 - 0.025f64.powf(1.0 / trials.max(1) as f64)
+}
+
 /// The 95% Elo interval when every trial (game or pair) was lost (`s` = 0) or won
 /// (`s` = 1): the normal interval has zero width there, which would claim certainty.
 /// With all `trials` lost, the chance that a trial is not lost is below
@@ -186,7 +192,7 @@ pub fn elo_interval(s: f64, se: f64) -> [f64; 2] {
 /// per game is at most that chance; so the interval is `[−∞, elo(q)]` (−∞ shown as
 /// −2 000), and its mirror image for all won.
 pub fn perfect_score_interval(s: f64, trials: u64) -> [f64; 2] {
-    let q = 1.0 - 0.025f64.powf(1.0 / trials.max(1) as f64);
+    let q = perfect_score_bound(trials);
     if s <= 0.5 {
         [-2000.0, elo_of_score(q)]
     } else {

@@ -1,12 +1,16 @@
 //! `oware ladder`: a model against alpha-beta at depths 1, 2, 3, … until it scores
 //! below 50%, with an Elo on a fixed scale (depth 1 = 0).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde_json::json;
 
-use crate::arena::{LadderConfig, MatchConfig, Openings, run_ladder};
+use crate::arena::pool;
+use crate::arena::rating::IntervalMethod;
+use crate::arena::{
+    AlphaBetaLimit, LadderConfig, MatchConfig, Openings, Player, PlayerSpec, run_ladder,
+};
 
 /// Arguments of `oware ladder`.
 #[derive(clap::Args, Debug)]
@@ -51,12 +55,21 @@ pub struct Args {
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
+    /// A rating pool (e.g. a copy of experiments/recorded/anchors/pool.jsonl): every
+    /// match is added to it (depth steps it already holds are not played again), and the
+    /// rating is the pool's maximum-likelihood one, anchored at alphabeta:depth=1 = 0,
+    /// one-sided when the player beat every depth.
+    #[arg(long, value_name = "FILE")]
+    pool: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> Result<()> {
     let rules = super::parse_rules(&a.rules)?;
     let spec = super::eval::player_spec(a.player.as_deref(), a.model.as_deref(), a.sims)?;
     let mut player = super::eval::build_player("--model", &spec, rules, a.seed)?;
+    if let Some(pool) = &a.pool {
+        return pool_view(&a, rules, &mut player, pool);
+    }
     let cfg = LadderConfig {
         matches: MatchConfig {
             rules,
@@ -126,4 +139,109 @@ pub fn run(a: Args) -> Result<()> {
         super::out(&t)?;
     }
     Ok(())
+}
+
+/// `--pool`: the ladder as a view of a rating pool. The player climbs the depths (each
+/// step d against d−1 played only if the pool lacks it) until it scores below 50%;
+/// every game goes to the pool, and the rating is the pool's.
+fn pool_view(
+    a: &Args,
+    rules: crate::game::RuleSet,
+    player: &mut Player,
+    path: &Path,
+) -> Result<()> {
+    if a.max_depth == 0 {
+        anyhow::bail!("--max-depth must be at least 1");
+    }
+    let mut games = pool::read_pool(path)?;
+    let me = player.name();
+    let base = MatchConfig {
+        rules,
+        seed: a.seed,
+        threads: a.threads,
+        ..MatchConfig::default()
+    };
+    let depth = |d: u32| PlayerSpec::AlphaBeta(AlphaBetaLimit::Depth(d)).to_string();
+    let mut crossover = None;
+    for d in 1..=a.max_depth {
+        let mut ab = Player::AlphaBeta(AlphaBetaLimit::Depth(d));
+        if d > 1 {
+            let mut below = Player::AlphaBeta(AlphaBetaLimit::Depth(d - 1));
+            pool::top_up(
+                path,
+                &mut games,
+                (&depth(d), &mut ab),
+                (&depth(d - 1), &mut below),
+                a.games,
+                a.openings_plies,
+                &base,
+                &format!("ladder-step-{d}"),
+                &mut |_| {},
+            )?;
+        }
+        let r = pool::top_up(
+            path,
+            &mut games,
+            (&me, &mut *player),
+            (&depth(d), &mut ab),
+            a.games,
+            a.openings_plies,
+            &base,
+            &format!("ladder-{d}"),
+            &mut |_| {},
+        )?;
+        // The player's score against this depth over every game of the pool.
+        let (mut n, mut s) = (0.0, 0.0);
+        for g in games.iter().filter(|g| g.between(&me, &depth(d))) {
+            n += 1.0;
+            s += if g.south == me {
+                g.south_score
+            } else {
+                1.0 - g.south_score
+            };
+        }
+        if !a.quiet {
+            let played = r.map_or("already in the pool".into(), |r| {
+                format!("{:.1}s", r.seconds)
+            });
+            eprintln!(
+                "{me} vs {}: score {:.3} over {n} games ({played})",
+                depth(d),
+                s / n
+            );
+        }
+        if s / n < 0.5 {
+            crossover = Some(d);
+            break;
+        }
+    }
+    let table = pool::rate_pool(&games, &depth(1), 0.0, IntervalMethod::default())?;
+    for w in &table.warnings {
+        if !a.quiet {
+            eprintln!("warning: {w}");
+        }
+    }
+    let r = table
+        .get(&me)
+        .context("the player has no games in the pool")?;
+    if a.json {
+        let v = json!({
+            "player": me,
+            "crossover_depth": crossover,
+            "elo": r.elo,
+            "elo_low": r.elo_low,
+            "elo_high": r.elo_high,
+            "bound": r.bound,
+            "anchor": "alphabeta:depth=1 = 0",
+            "pool": path.display().to_string(),
+            "table": table.json(),
+        });
+        return super::out(&format!("{v}\n"));
+    }
+    let mut t = table.text();
+    t += &match crossover {
+        Some(d) => format!("crossover depth {d}\n"),
+        None => format!("no crossover up to depth {}\n", a.max_depth),
+    };
+    super::out(&t)
 }

@@ -17,6 +17,7 @@ mod ladder;
 mod perft;
 mod play;
 mod plot;
+mod rate;
 mod replay;
 mod search;
 mod selfplay;
@@ -58,6 +59,9 @@ enum Command {
     Eval(eval::Args),
     /// Rate a model against alpha-beta at increasing depths (depth 1 = 0 Elo).
     Ladder(ladder::Args),
+    /// Maximum-likelihood Elo of every player in a pool of games (anchored); --add plays
+    /// the games new players need.
+    Rate(rate::Args),
     /// Play a game against the network in the terminal (moves by letter, undo, hint).
     Play(play::Args),
     /// Review a game move by move: best move, values before and after, grade.
@@ -95,6 +99,7 @@ pub fn main() -> i32 {
         Command::Engine(a) => engine::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Ladder(a) => ladder::run(a),
+        Command::Rate(a) => rate::run(a),
         Command::Export(a) => export::run(a),
         Command::Analyze(a) => analyze::run(a),
         Command::Play(a) => play::run(a),

@@ -66,12 +66,7 @@ pub fn run(a: Args) -> Result<()> {
     } else {
         Display::Auto
     };
-    let state = run::train(
-        config,
-        &run_dir,
-        display,
-        Some(&run::evaluate_against_baseline),
-    )?;
+    let state = run::train(config, &run_dir, display, Some(&run::evaluate_gauntlet))?;
     if !a.quiet {
         eprintln!(
             "done: {} iterations, {} games, {:.1} minutes\nlatest checkpoint: {}",

@@ -33,6 +33,7 @@ use super::train::LearnerConfig;
 use super::{NetError, catch_burn};
 use crate::env::encoding::Encoding;
 use crate::game::RuleSet;
+use crate::search::mcts::MctsConfig;
 
 /// The manifest's file name inside a checkpoint directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -92,6 +93,11 @@ pub struct Manifest {
     pub created_unix: u64,
     /// The training config, present when the optimizer state was saved too.
     pub training: Option<LearnerConfig>,
+    /// The search settings the model was trained with (self-play's MCTS), which players
+    /// of this model search with unless told otherwise. Absent in checkpoints written
+    /// before they were recorded: those mean [`MctsConfig::default`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<MctsConfig>,
     /// The files of the checkpoint with their sizes and hashes.
     pub files: Vec<FileEntry>,
 }
@@ -118,6 +124,7 @@ impl Manifest {
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
             training: None,
+            search: None,
             files: Vec::new(),
         }
     }
@@ -165,6 +172,12 @@ impl Manifest {
             .parse::<RuleSet>()
             .map_err(|e| format!("manifest rules: {e}"))?;
         Ok(())
+    }
+
+    /// The search settings to play this model with: those it was trained with, or today's
+    /// defaults for a checkpoint that does not record them.
+    pub fn search_settings(&self) -> MctsConfig {
+        self.search.clone().unwrap_or_default()
     }
 
     /// The rule set, parsed.
@@ -723,5 +736,26 @@ mod tests {
                 .to_string()
                 .contains("iter-0009")
         );
+    }
+
+    #[test]
+    fn manifests_without_search_settings_mean_the_defaults() {
+        // The shipped checkpoint predates the field: it loads, with today's defaults.
+        let m = read_manifest(&default_model_path()).unwrap();
+        assert_eq!(m.search, None);
+        assert_eq!(m.search_settings(), MctsConfig::default());
+        // Recorded settings survive the JSON round trip; an unknown key is still refused.
+        let mut m2 = m.clone();
+        m2.search = Some(MctsConfig {
+            algorithm: crate::search::mcts::Algorithm::Puct,
+            fpu_reduction: 0.5,
+            ..MctsConfig::default()
+        });
+        let text = serde_json::to_string(&m2).unwrap();
+        assert!(text.contains("\"search\""));
+        let back: Manifest = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, m2);
+        let bad = text.replace("\"fpu_reduction\"", "\"fpu\"");
+        assert!(serde_json::from_str::<Manifest>(&bad).is_err());
     }
 }

@@ -549,11 +549,17 @@ impl Learner {
     }
 
     /// Writes a checkpoint of the weights and optimizer state to `dir` (which must not
-    /// exist), recording `rules`, the step count and the checkpoint this learner started
-    /// from.
-    pub fn save(&self, dir: &std::path::Path, rules: RuleSet) -> Result<(), NetError> {
+    /// exist), recording `rules`, the step count, the checkpoint this learner started
+    /// from, and `search`, the settings of the search that trained it.
+    pub fn save(
+        &self,
+        dir: &std::path::Path,
+        rules: RuleSet,
+        search: &crate::search::mcts::MctsConfig,
+    ) -> Result<(), NetError> {
         let mut m = Manifest::new(&self.model_config, rules, self.step, self.parent.clone());
         m.training = Some(self.config.clone());
+        m.search = Some(search.clone());
         checkpoint::save(dir, &m, &self.model.valid(), Some(&self.optim))
     }
 }
@@ -674,7 +680,15 @@ mod tests {
         }
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("iter-0001");
-        a.save(&dir, RuleSet::abapa()).unwrap();
+        // The manifest records the search that trained the model.
+        let search = crate::search::mcts::MctsConfig {
+            algorithm: crate::search::mcts::Algorithm::Puct,
+            c_puct: 2.5,
+            ..Default::default()
+        };
+        a.save(&dir, RuleSet::abapa(), &search).unwrap();
+        let m = checkpoint::read_manifest(&dir).unwrap();
+        assert_eq!(m.search_settings(), search);
         let mut b = Learner::from_checkpoint(&dir, None).unwrap();
         assert_eq!(b.steps(), 3);
         for _ in 0..2 {

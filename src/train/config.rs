@@ -154,7 +154,10 @@ impl TrainConfig {
     }
 }
 
-/// `[eval]`: the periodic evaluation against a fixed baseline.
+/// `[eval]`: the periodic evaluation, a gauntlet: the new checkpoint against a fixed
+/// baseline and against earlier checkpoints, every game added to the run's rating pool
+/// (`RUN/pool.jsonl`), whose maximum-likelihood rating (anchored at the baseline) is the
+/// run's measure of progress.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct EvalConfig {
@@ -168,6 +171,17 @@ pub struct EvalConfig {
     pub simulations: u32,
     /// Random plies of each opening.
     pub opening_plies: u32,
+    /// Earlier checkpoints played too, as counts of evaluations back (1 = the previous
+    /// evaluation's checkpoint); those not reached yet are left out.
+    pub gauntlet: Vec<u32>,
+    /// Games against each earlier checkpoint.
+    pub gauntlet_games: usize,
+    /// The baseline's rating: the anchor of the run's pool (e.g. its rating in the
+    /// committed anchor pool, `experiments/recorded/anchors`).
+    pub opponent_elo: f64,
+    /// A due evaluation is skipped while the evaluations so far took more than this
+    /// fraction of the run's wall time (the last one is always played).
+    pub max_share: f64,
 }
 
 impl Default for EvalConfig {
@@ -178,6 +192,10 @@ impl Default for EvalConfig {
             games: 100,
             simulations: 64,
             opening_plies: 4,
+            gauntlet: vec![1, 4, 16],
+            gauntlet_games: 20,
+            opponent_elo: 0.0,
+            max_share: 0.1,
         }
     }
 }
@@ -302,6 +320,18 @@ impl Config {
         }
         if self.eval.simulations == 0 {
             bail!("eval.simulations must be at least 1");
+        }
+        if self.eval.gauntlet.contains(&0) {
+            bail!("eval.gauntlet: evaluations back must be at least 1");
+        }
+        if !self.eval.gauntlet.is_empty() && self.eval.gauntlet_games == 0 {
+            bail!("eval.gauntlet_games must be at least 1 with a gauntlet");
+        }
+        if !self.eval.opponent_elo.is_finite() {
+            bail!("eval.opponent_elo must be a number");
+        }
+        if !(self.eval.max_share > 0.0 && self.eval.max_share <= 1.0) {
+            bail!("eval.max_share must be in (0, 1]");
         }
         Ok(())
     }

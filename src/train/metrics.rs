@@ -58,6 +58,19 @@ pub struct MetricsRow {
     pub eval_elo_low: Option<f64>,
     /// 95% confidence interval, high end.
     pub eval_elo_high: Option<f64>,
+    /// The checkpoint's rating in the run's pool (maximum likelihood over every
+    /// evaluation game, anchored at the baseline's `eval.opponent_elo`).
+    #[serde(default)]
+    pub pool_elo: Option<f64>,
+    /// Its 95% interval, low end (empty: unbounded).
+    #[serde(default)]
+    pub pool_elo_low: Option<f64>,
+    /// High end (empty: unbounded).
+    #[serde(default)]
+    pub pool_elo_high: Option<f64>,
+    /// Seconds this iteration's evaluation took.
+    #[serde(default)]
+    pub eval_seconds: f64,
 }
 
 /// Reads `metrics.csv` (absent: no rows).
@@ -101,11 +114,38 @@ mod tests {
             eval_opponent: Some("alphabeta:depth=4".into()),
             eval_score: Some(0.75),
             eval_elo: Some(190.8),
+            pool_elo: Some(1234.5),
+            pool_elo_low: Some(1100.0),
+            eval_seconds: 12.5,
             ..MetricsRow::default()
         };
         write(&p, &[a.clone(), b.clone()]).unwrap();
         assert_eq!(read(&p).unwrap(), vec![a, b]);
         let text = std::fs::read_to_string(&p).unwrap();
         assert!(text.starts_with("iteration,wall_seconds,"));
+    }
+
+    #[test]
+    fn files_from_before_the_pool_columns_still_read() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("metrics.csv");
+        let a = MetricsRow {
+            iteration: 3,
+            eval_score: Some(0.5),
+            ..MetricsRow::default()
+        };
+        write(&p, std::slice::from_ref(&a)).unwrap();
+        // Cut the four columns this version added from the header and the row.
+        let old: String = std::fs::read_to_string(&p)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                f[..f.len() - 4].join(",") + "\n"
+            })
+            .collect();
+        assert!(old.starts_with("iteration,") && !old.contains("pool_elo"));
+        std::fs::write(&p, old).unwrap();
+        assert_eq!(read(&p).unwrap(), vec![a]);
     }
 }

@@ -270,6 +270,23 @@ fn evaluations(rows: &[MetricsRow], opponent: &str) -> (Vec<Banded>, Vec<Banded>
     (elo, score)
 }
 
+/// The checkpoints' pool ratings with their intervals, in order (an unbounded end drawn
+/// at the estimate).
+fn pool_ratings(rows: &[MetricsRow]) -> Vec<Banded> {
+    rows.iter()
+        .filter_map(|r| {
+            let y = r.pool_elo?;
+            Some(Banded {
+                x: r.wall_seconds / 60.0,
+                y,
+                low: r.pool_elo_low.unwrap_or(y),
+                high: r.pool_elo_high.unwrap_or(y),
+                bound: r.pool_elo_low.is_none() || r.pool_elo_high.is_none(),
+            })
+        })
+        .collect()
+}
+
 /// Draws `learning-curves.png` for the run `name` from its rows: losses, store-difference
 /// loss, evaluation score, Elo and self-play, one panel above the other on one time axis.
 pub fn learning_curves(rows: &[MetricsRow], out: &Path, name: &str) -> Result<()> {
@@ -326,9 +343,17 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path, name: &str) -> Result<()
             0.0,
             x,
         )?;
+        // The pool rating when the run has one: it keeps its meaning after the score
+        // against the baseline saturates.
+        let pool = pool_ratings(rows);
+        let (elo_title, elo) = if pool.is_empty() {
+            (format!("Elo vs {opponent}"), elo)
+        } else {
+            (format!("pool rating (anchor {opponent})"), pool)
+        };
         band_panel(
             &areas[3],
-            &format!("Elo vs {opponent}"),
+            &elo_title,
             "Elo",
             &elo,
             |v| v.abs() < UNBOUNDED_ELO,
@@ -399,6 +424,22 @@ mod tests {
         let bytes = std::fs::read(&p).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
         assert!(bytes.len() > 10_000);
+        // With pool ratings (one with an unbounded end), the Elo panel shows those.
+        let mut pooled = rows.clone();
+        for r in pooled.iter_mut().filter(|r| r.eval_opponent.is_some()) {
+            let e = 100.0 * r.iteration as f64;
+            r.pool_elo = Some(e);
+            r.pool_elo_low = Some(e - 60.0);
+            r.pool_elo_high = (r.iteration < 6).then_some(e + 60.0);
+        }
+        let bands = pool_ratings(&pooled);
+        assert_eq!(bands.len(), 3);
+        assert_eq!(
+            (bands[2].y, bands[2].low, bands[2].high),
+            (600.0, 540.0, 600.0)
+        );
+        learning_curves(&pooled, &p, "test").unwrap();
+        assert_eq!(&std::fs::read(&p).unwrap()[1..4], b"PNG");
         // Also with no evaluation at all, and with a single row.
         learning_curves(&rows[..1], &p, "test").unwrap();
         assert_eq!(&std::fs::read(&p).unwrap()[1..4], b"PNG");

@@ -11,6 +11,7 @@
 //! RUN/config.toml              the effective config
 //! RUN/state.json               the commit point of an iteration (see below)
 //! RUN/metrics.csv              one row per iteration
+//! RUN/pool.jsonl               every evaluation game (the rating pool, `oware rate`)
 //! RUN/learning-curves.png      losses, evaluation score and Elo against wall time
 //! RUN/checkpoints/iter-NNNN/   model.bpk, optimizer.bpk, manifest.json
 //! RUN/checkpoints/latest       name of the newest checkpoint
@@ -37,7 +38,9 @@ use super::metrics::{self, MetricsRow};
 use super::plot;
 use super::replay::{Chunk, ReplayWindow};
 use super::samples::{atomic_write, read_chunk, write_chunk};
-use crate::arena::{MatchConfig, Openings, Player, PlayerSpec, run_match};
+use crate::arena::pool;
+use crate::arena::rating::IntervalMethod;
+use crate::arena::{MatchConfig, Player, PlayerSpec};
 use crate::game::{Game, Position, RuleSet, move_letter};
 use crate::net::checkpoint::{checkpoint_name, checkpoints_dir, write_latest};
 use crate::net::train::{Learner, TrainBatch};
@@ -61,61 +64,137 @@ pub struct RunState {
     pub wall_seconds: f64,
     /// Self-play games over all iterations.
     pub total_games: u64,
+    /// Wall seconds spent in periodic evaluations over all sessions.
+    #[serde(default)]
+    pub eval_seconds: f64,
 }
 
 /// One periodic evaluation's result, as the training loop records it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EvalSummary {
-    /// The opponent's spec.
+    /// The baseline's spec.
     pub opponent: String,
-    /// Score (wins + draws/2) / games.
+    /// Score against the baseline, (wins + draws/2) / games.
     pub score: f64,
-    /// Elo difference.
+    /// Elo difference against the baseline.
     pub elo: f64,
-    /// 95% confidence interval.
+    /// Its 95% confidence interval.
     pub elo_ci95: (f64, f64),
+    /// The checkpoint's rating in the run's pool and its 95% interval (an end `None`
+    /// when the games leave it unbounded); `None` when there is no pool rating.
+    pub pool: Option<(f64, Option<f64>, Option<f64>)>,
+}
+
+/// What an evaluation is told about the run.
+#[derive(Clone, Debug)]
+pub struct EvalContext {
+    /// The run directory (its pool is `RUN/pool.jsonl`).
+    pub run: PathBuf,
+    /// The checkpoint being evaluated (its directory name, e.g. `iter-0040`).
+    pub checkpoint: String,
+    /// The checkpoints of the earlier evaluations, oldest first.
+    pub earlier: Vec<String>,
 }
 
 /// Plays the periodic evaluation of the learner's current network.
-pub type EvalFn<'a> = dyn Fn(&Config, &Learner, u32) -> Result<EvalSummary> + 'a;
+pub type EvalFn<'a> = dyn Fn(&Config, &Learner, &EvalContext) -> Result<EvalSummary> + 'a;
 
-/// The standard periodic evaluation: the current network with MCTS (`eval.simulations`
-/// per move, no noise) against `eval.opponent`, `eval.games` games from random openings
-/// of `eval.opening_plies` plies, each played with both colours. The seed is the same at
-/// every iteration, so successive evaluations play the same openings.
-pub fn evaluate_against_baseline(
+/// The standard periodic evaluation, a gauntlet: the current network with MCTS
+/// (`eval.simulations` per move, the run's search settings, no noise) against
+/// `eval.opponent` (`eval.games` games) and against the checkpoints of the evaluations
+/// `eval.gauntlet` back (`eval.gauntlet_games` each), from random openings of
+/// `eval.opening_plies` plies, each played with both colours. Every game goes into the
+/// run's pool (`RUN/pool.jsonl`, players named by checkpoint); the pool is rated anew,
+/// anchored at the baseline's `eval.opponent_elo`. The seed is the same at every
+/// evaluation, so successive checkpoints play the same openings.
+pub fn evaluate_gauntlet(
     config: &Config,
     learner: &Learner,
-    _iteration: u32,
+    ctx: &EvalContext,
 ) -> Result<EvalSummary> {
     let e = &config.eval;
     let spec: PlayerSpec = e
         .opponent
         .parse()
         .map_err(|err| anyhow::anyhow!("eval.opponent: {err}"))?;
+    let baseline = spec.to_string();
     let rules = config.game.rules;
     let seed = iteration_seed(config.seed, 0, 3);
-    let mut opponent = Player::from_spec(&spec, rules, seed)?;
-    let mut player = Player::search("network", e.simulations, Box::new(learner.to_inference()?));
-    let cfg = MatchConfig {
+    let base = MatchConfig {
         rules,
-        games: e.games,
-        openings: Openings::Random {
-            plies: e.opening_plies,
-        },
         seed,
         mcts: config.search.clone(),
         ..MatchConfig::default()
     };
-    let report = run_match(&cfg, &mut player, &mut opponent)?;
+    let path = ctx.run.join(POOL_FILE);
+    let mut games = pool::read_pool(&path)?;
+    // Games under this name from a session killed before the checkpoint was committed
+    // belong to another network.
+    pool::drop_player(&path, &mut games, &ctx.checkpoint)?;
+    let me = ctx.checkpoint.as_str();
+    let mut player = Player::search(me, e.simulations, Box::new(learner.to_inference()?));
+    let mut opponent = Player::from_spec(&spec, rules, seed)?;
+    let report = pool::top_up(
+        &path,
+        &mut games,
+        (me, &mut player),
+        (&baseline, &mut opponent),
+        e.games,
+        e.opening_plies,
+        &base,
+        &format!("{me}-baseline"),
+        &mut |_| {},
+    )?
+    .context("the new checkpoint already had its games against the baseline")?;
+    let mut back: Vec<u32> = e.gauntlet.clone();
+    back.sort_unstable();
+    back.dedup();
+    for b in back {
+        let Some(k) = ctx.earlier.len().checked_sub(b as usize) else {
+            continue;
+        };
+        let name = &ctx.earlier[k];
+        let dir = ctx.run.join("checkpoints").join(name);
+        if !dir.join(crate::net::checkpoint::MANIFEST_FILE).exists() {
+            continue;
+        }
+        let earlier = PlayerSpec::Model {
+            path: dir,
+            sims: e.simulations,
+            algorithm: None,
+            tb: None,
+        };
+        let mut them = Player::from_spec(&earlier, rules, seed)?;
+        pool::top_up(
+            &path,
+            &mut games,
+            (me, &mut player),
+            (name, &mut them),
+            e.gauntlet_games,
+            e.opening_plies,
+            &base,
+            &format!("{me}-{name}"),
+            &mut |_| {},
+        )?;
+    }
+    // The Hessian's intervals: a bootstrap refits the whole pool hundreds of times,
+    // and a long run's pool holds a player per evaluation.
+    let table = pool::rate_pool(&games, &baseline, e.opponent_elo, IntervalMethod::Hessian)
+        .map_err(|err| anyhow::anyhow!("rating the pool: {err}"))?;
     let s = &report.summary;
     Ok(EvalSummary {
         opponent: e.opponent.clone(),
         score: s.score,
         elo: s.elo,
         elo_ci95: (s.elo_ci95[0], s.elo_ci95[1]),
+        pool: table
+            .get(me)
+            .and_then(|r| Some((r.elo?, r.elo_low, r.elo_high))),
     })
 }
+
+/// The run's rating pool, inside the run directory.
+pub const POOL_FILE: &str = "pool.jsonl";
 
 /// Paths inside a run directory.
 pub struct RunDir {
@@ -266,7 +345,7 @@ pub fn train(
             if dir.exists() {
                 fs::remove_dir_all(&dir)?;
             }
-            learner.save(&dir, rules)?;
+            learner.save(&dir, rules, &config.search)?;
             let s = RunState {
                 checkpoint: name.clone(),
                 ..RunState::default()
@@ -404,17 +483,33 @@ pub fn train(
         };
 
         // Checkpoint.
-        learner.save(&run.checkpoint(&name), rules)?;
+        learner.save(&run.checkpoint(&name), rules, &config.search)?;
 
-        // Evaluation.
+        // Evaluation: when due, unless evaluations already took more than their share
+        // of the run's time (the last is always played).
+        let now = base_wall + session.elapsed().as_secs_f64();
         let last = (t.iterations > 0 && it >= t.iterations)
-            || (t.time_limit_minutes > 0.0
-                && base_wall + session.elapsed().as_secs_f64() >= t.time_limit_minutes * 60.0);
-        let due = config.eval.every > 0 && (it % config.eval.every == 0 || last);
+            || (t.time_limit_minutes > 0.0 && now >= t.time_limit_minutes * 60.0);
+        let within_share = state.eval_seconds <= config.eval.max_share * now;
+        let due = config.eval.every > 0 && ((it % config.eval.every == 0 && within_share) || last);
+        let t_eval = Instant::now();
         let summary = match (due, eval) {
-            (true, Some(f)) => Some(f(&config, &learner, it)?),
+            (true, Some(f)) => {
+                let ctx = EvalContext {
+                    run: run.root.clone(),
+                    checkpoint: name.clone(),
+                    earlier: evaluated(&rows),
+                };
+                Some(f(&config, &learner, &ctx)?)
+            }
             _ => None,
         };
+        let eval_seconds = if summary.is_some() {
+            t_eval.elapsed().as_secs_f64()
+        } else {
+            0.0
+        };
+        state.eval_seconds += eval_seconds;
 
         // Metrics, plot, state.
         let draws = out
@@ -450,6 +545,10 @@ pub fn train(
             eval_elo: summary.as_ref().map(|s| s.elo),
             eval_elo_low: summary.as_ref().map(|s| s.elo_ci95.0),
             eval_elo_high: summary.as_ref().map(|s| s.elo_ci95.1),
+            pool_elo: summary.as_ref().and_then(|s| s.pool).map(|p| p.0),
+            pool_elo_low: summary.as_ref().and_then(|s| s.pool).and_then(|p| p.1),
+            pool_elo_high: summary.as_ref().and_then(|s| s.pool).and_then(|p| p.2),
+            eval_seconds,
         };
         rows.push(row.clone());
         metrics::write(&run.metrics(), &rows)?;
@@ -466,7 +565,11 @@ pub fn train(
             serde_json::to_string_pretty(&state)?.as_bytes(),
         )?;
         write_latest(&run.root, &name)?;
-        prune_checkpoints(&run, config.train.keep_checkpoints, &name)?;
+        // The checkpoints a later gauntlet will play are kept beyond keep_checkpoints.
+        let mut needed = evaluated(&rows);
+        let reach = config.eval.gauntlet.iter().copied().max().unwrap_or(0) as usize;
+        needed.drain(..needed.len().saturating_sub(reach));
+        prune_checkpoints(&run, config.train.keep_checkpoints, &name, &needed)?;
 
         for line in log_lines(
             &row,
@@ -474,6 +577,24 @@ pub fn train(
             config.train.window.size(window.total_seen),
             summary.as_ref(),
         ) {
+            log(line);
+        }
+        if let Some(s) = &summary {
+            // The pool rating and the evaluation's cost, on a line of their own.
+            let mut line = String::from(" ");
+            if let Some((e, lo, hi)) = s.pool {
+                let end = |x: Option<f64>, inf: &str| x.map_or(inf.into(), |v| format!("{v:+.0}"));
+                line.push_str(&format!(
+                    " pool {e:+.0} [{}, {}] |",
+                    end(lo, "-inf"),
+                    end(hi, "+inf")
+                ));
+            }
+            line.push_str(&format!(
+                " eval {:.0}s, {:.1}% of the run",
+                eval_seconds,
+                100.0 * state.eval_seconds / row.wall_seconds.max(1e-9)
+            ));
             log(line);
         }
     }
@@ -615,8 +736,17 @@ fn write_games(path: &Path, rules: RuleSet, out: &SelfPlayOutput) -> Result<()> 
     atomic_write(path, text.as_bytes())
 }
 
-/// Removes the oldest `iter-*` checkpoints beyond `keep` (never `current`).
-fn prune_checkpoints(run: &RunDir, keep: usize, current: &str) -> Result<()> {
+/// The checkpoints evaluated so far, oldest first.
+fn evaluated(rows: &[MetricsRow]) -> Vec<String> {
+    rows.iter()
+        .filter(|r| r.eval_opponent.is_some())
+        .map(|r| checkpoint_name(r.iteration as u64))
+        .collect()
+}
+
+/// Removes the oldest `iter-*` checkpoints while more than `keep` remain, never
+/// `current` nor those in `needed`.
+fn prune_checkpoints(run: &RunDir, keep: usize, current: &str, needed: &[String]) -> Result<()> {
     if keep == 0 {
         return Ok(());
     }
@@ -629,11 +759,14 @@ fn prune_checkpoints(run: &RunDir, keep: usize, current: &str) -> Result<()> {
         .collect();
     names.sort();
     while names.len() > keep {
-        let n = names.remove(0);
-        if n != current {
-            fs::remove_dir_all(dir.join(&n))
-                .with_context(|| format!("removing old checkpoint {n}"))?;
-        }
+        let Some(i) = names
+            .iter()
+            .position(|n| n != current && !needed.contains(n))
+        else {
+            break;
+        };
+        let n = names.remove(i);
+        fs::remove_dir_all(dir.join(&n)).with_context(|| format!("removing old checkpoint {n}"))?;
     }
     Ok(())
 }
@@ -718,6 +851,7 @@ mod tests {
             score: 1.0,
             elo: 919.5,
             elo_ci95: (446.0, 2000.0),
+            pool: None,
         };
         let lines = log_lines(&row, &t, 500_000, Some(&eval));
         assert_eq!(lines.len(), 3);
