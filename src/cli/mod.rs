@@ -20,6 +20,7 @@ mod plot;
 mod replay;
 mod search;
 mod selfplay;
+mod serve;
 mod show;
 mod train;
 
@@ -63,6 +64,8 @@ enum Command {
     Analyze(analyze::Args),
     /// Export a checkpoint as ONNX or safetensors, with a JSON manifest (FILE.json).
     Export(export::Args),
+    /// Serve the web app (play, analysis, puzzles) and the JSON API (docs/http-api.md).
+    Serve(serve::Args),
     /// Measure the speed of a hot path.
     #[command(subcommand)]
     Bench(bench::Bench),
@@ -94,6 +97,7 @@ pub fn main() -> i32 {
         Command::Export(a) => export::run(a),
         Command::Analyze(a) => analyze::run(a),
         Command::Play(a) => play::run(a),
+        Command::Serve(a) => serve::run(a),
         Command::Bench(b) => bench::run(b),
     };
     match result {
