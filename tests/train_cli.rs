@@ -273,40 +273,63 @@ fn extra_selfplay_worker_feeds_the_trainer() {
     let cfg = write_config(d.path(), &TINY.replace("iterations = 4", "iterations = 1"));
     let run = d.path().join("run");
     assert!(train(&cfg, &run, &[]).status.success());
-    // A worker plays one batch with the run's newest network.
-    let out = Command::new(OWARE)
-        .args(["selfplay", "--batches", "1", "--worker", "w1", "--run-dir"])
-        .arg(&run)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(run.join("samples/worker-w1-00001.bin").exists());
-    // The trainer's next iteration takes the worker's chunk into its window.
+    let worker = |name: &str| {
+        let out = Command::new(OWARE)
+            .args(["selfplay", "--batches", "1", "--worker", name, "--run-dir"])
+            .arg(&run)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    // A worker plays one batch with the run's newest network; the trainer's next
+    // iteration takes its chunk into the window.
+    worker("w1");
+    let first = fs::read(run.join("samples/worker-w1-00001.bin")).unwrap();
     let out = train(&cfg, &run, &["--set", "train.iterations=2"]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let s = state(&run);
-    let consumed: Vec<&str> = s["consumed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    assert!(consumed.contains(&"worker-w1-00001.bin"), "{consumed:?}");
-    let window: Vec<&str> = s["window"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    assert!(window.contains(&"worker-w1-00001.bin"), "{window:?}");
+    let names = |key: &str| -> Vec<String> {
+        state(&run)[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(names("consumed").contains(&"worker-w1-00001.bin".to_string()));
+    assert!(names("window").contains(&"worker-w1-00001.bin".to_string()));
+    // The same worker restarted (as after a crash) continues after its last chunk, with
+    // other games; nothing it wrote before is overwritten, and the trainer uses the new
+    // games too.
+    worker("w1");
+    assert_eq!(
+        fs::read(run.join("samples/worker-w1-00001.bin")).unwrap(),
+        first
+    );
+    let second = fs::read(run.join("samples/worker-w1-00002.bin")).unwrap();
+    assert_ne!(first, second);
+    // Even when the first chunk's file is gone (it left the window and was deleted).
+    fs::remove_file(run.join("samples/worker-w1-00001.bin")).unwrap();
+    fs::remove_file(run.join("workers/w1.next")).unwrap();
+    worker("w1");
+    assert!(run.join("samples/worker-w1-00003.bin").exists());
+    let out = train(&cfg, &run, &["--set", "train.iterations=3"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for n in ["worker-w1-00002.bin", "worker-w1-00003.bin"] {
+        assert!(names("consumed").contains(&n.to_string()), "{n}");
+        assert!(names("window").contains(&n.to_string()), "{n}");
+    }
 }
 
 #[test]
@@ -333,4 +356,76 @@ fn bad_configs_are_named() {
     let out = train(&write_config(d.path(), TINY), &run, &["--set", "nokey"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("key=value"));
+}
+
+#[test]
+fn chunks_leave_disk_with_the_window_and_evaluations_measure_table_accuracy() {
+    let d = tempfile::tempdir().unwrap();
+    let text = TINY.replace("iterations = 4", "iterations = 6").replace(
+        "[eval]\nevery = 0",
+        "[eval]\nevery = 3\ngames = 4\ngauntlet_games = 2\nopponent = \"alphabeta:depth=1\"\n\
+         tablebase = \"tablebases/abapa\"\naccuracy_positions = 40",
+    );
+    let cfg = write_config(d.path(), &text);
+    let run = d.path().join("run");
+    let out = train(&cfg, &run, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = state(&run);
+    let list = |key: &str| -> Vec<String> {
+        s[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    let (consumed, window) = (list("consumed"), list("window"));
+    assert_eq!(consumed.len(), 6);
+    assert!(window.len() < 6, "the window never moved: {window:?}");
+    // On disk: exactly the window's chunks.
+    let mut on_disk: Vec<String> = fs::read_dir(run.join("samples"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    on_disk.sort();
+    let mut expect = window.clone();
+    expect.sort();
+    assert_eq!(on_disk, expect);
+    let bytes: u64 = on_disk
+        .iter()
+        .map(|n| fs::metadata(run.join("samples").join(n)).unwrap().len())
+        .sum();
+    // metrics.csv: memory and disk on every row; table accuracy where evaluated.
+    let mut r = csv::Reader::from_path(run.join("metrics.csv")).unwrap();
+    let head = r.headers().unwrap().clone();
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    assert_eq!(rows.len(), 6);
+    for row in &rows {
+        let rss: f64 = row[col("rss_mb")].parse().unwrap();
+        assert!(rss > 5.0 && rss < 20_000.0, "{rss}");
+    }
+    let last_mb: f64 = rows[5][col("samples_mb")].parse().unwrap();
+    assert!(
+        (last_mb - bytes as f64 / 1e6).abs() < 1e-3,
+        "{last_mb} vs {bytes}"
+    );
+    for (k, row) in rows.iter().enumerate() {
+        let acc = &row[col("tb_outcome_accuracy")];
+        let margin = &row[col("tb_margin_accuracy")];
+        if k == 2 || k == 5 {
+            let (a, m): (f64, f64) = (acc.parse().unwrap(), margin.parse().unwrap());
+            assert!((0.0..=1.0).contains(&a) && m <= a, "{a} {m}");
+        } else {
+            assert!(acc.is_empty() && margin.is_empty());
+        }
+    }
+    // The suite was taken once from the run's games and kept: table positions only.
+    let suite = fs::read_to_string(run.join("accuracy-suite.txt")).unwrap();
+    let n = suite.lines().count();
+    assert!(n > 0 && n <= 40, "{n}");
 }

@@ -13,7 +13,7 @@ use crate::search::Evaluator;
 use crate::selfplay::{self, Progress};
 use crate::train::config::Config;
 use crate::train::run::RunDir;
-use crate::train::samples::write_chunk;
+use crate::train::samples::{atomic_write, write_chunk};
 
 /// Arguments of `oware selfplay`.
 #[derive(clap::Args, Debug)]
@@ -60,12 +60,22 @@ pub fn run(a: Args) -> Result<()> {
     for b in worker.bytes() {
         worker_seed = worker_seed.rotate_left(8) ^ b as u64;
     }
-    let mut n = 0u64;
+    // Chunk numbers never repeat, across restarts too: the next one is kept in
+    // RUN/workers/NAME.next and claimed before its games are played (a number claimed by
+    // a killed worker is skipped). The trainer takes each chunk name once, and deletes a
+    // chunk's file when it leaves the replay window, so a name used again would be lost.
+    let counter = dir.root.join("workers").join(format!("{worker}.next"));
+    std::fs::create_dir_all(counter.parent().expect("has a parent"))
+        .with_context(|| format!("creating {}", dir.root.join("workers").display()))?;
+    let mut n = first_free_number(&dir, &worker, &counter)?;
+    let mut played = 0u64;
     loop {
-        if a.batches > 0 && n >= a.batches {
+        if a.batches > 0 && played >= a.batches {
             return Ok(());
         }
-        n += 1;
+        played += 1;
+        atomic_write(&counter, format!("{}\n", n + 1).as_bytes())
+            .with_context(|| format!("writing {}", counter.display()))?;
         // The newest network each batch.
         let mut evaluators: Vec<Box<dyn Evaluator>> = Vec::with_capacity(threads);
         let mut step = 0;
@@ -92,5 +102,47 @@ pub fn run(a: Args) -> Result<()> {
             out.samples.len(),
             out.simulations as f64 / out.seconds.max(1e-9)
         );
+        n += 1;
     }
+}
+
+/// The worker's next chunk number: after the one its counter file names, after any of its
+/// chunks still in `RUN/samples`, and after any the trainer has recorded as taken (runs
+/// from before the counter file existed).
+fn first_free_number(dir: &RunDir, worker: &str, counter: &std::path::Path) -> Result<u64> {
+    let mut next = 1u64;
+    if counter.exists() {
+        let text = std::fs::read_to_string(counter)
+            .with_context(|| format!("reading {}", counter.display()))?;
+        next = text.trim().parse::<u64>().map_err(|_| {
+            anyhow::anyhow!(
+                "{}: expected a chunk number, found '{}'",
+                counter.display(),
+                text.trim()
+            )
+        })?;
+    }
+    let prefix = format!("worker-{worker}-");
+    let number = |name: &str| -> Option<u64> {
+        name.strip_prefix(&prefix)?
+            .split('.')
+            .next()?
+            .parse::<u64>()
+            .ok()
+    };
+    let mut names: Vec<String> = std::fs::read_dir(dir.samples())
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Ok(Some(state)) = dir.read_state() {
+        names.extend(state.consumed);
+    }
+    for name in &names {
+        if let Some(k) = number(name) {
+            next = next.max(k + 1);
+        }
+    }
+    Ok(next)
 }

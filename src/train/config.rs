@@ -182,6 +182,16 @@ pub struct EvalConfig {
     /// A due evaluation is skipped while the evaluations so far took more than this
     /// fraction of the run's wall time (the last one is always played).
     pub max_share: f64,
+    /// A tablebase directory (`oware tablebase build`); when given, each evaluation also
+    /// measures the network's perfect-play accuracy on a fixed suite of table positions
+    /// (`tb_outcome_accuracy`, `tb_margin_accuracy` in metrics.csv). Empty: off.
+    pub tablebase: String,
+    /// The suite's file (`FEN;moves` per line, as `oware eval --accuracy --save-suite`
+    /// writes). Empty: taken once, at the first evaluation, from the run's own self-play
+    /// games (two positions per game) and kept as `RUN/accuracy-suite.txt`.
+    pub accuracy_suite: String,
+    /// Positions of the suite used (the first this many the tables cover).
+    pub accuracy_positions: usize,
 }
 
 impl Default for EvalConfig {
@@ -196,6 +206,9 @@ impl Default for EvalConfig {
             gauntlet_games: 20,
             opponent_elo: 0.0,
             max_share: 0.1,
+            tablebase: String::new(),
+            accuracy_suite: String::new(),
+            accuracy_positions: 1000,
         }
     }
 }
@@ -332,6 +345,12 @@ impl Config {
         }
         if !(self.eval.max_share > 0.0 && self.eval.max_share <= 1.0) {
             bail!("eval.max_share must be in (0, 1]");
+        }
+        if self.eval.tablebase.is_empty() && !self.eval.accuracy_suite.is_empty() {
+            bail!("eval.accuracy_suite is set but eval.tablebase is not: the suite needs tables");
+        }
+        if !self.eval.tablebase.is_empty() && self.eval.accuracy_positions == 0 {
+            bail!("eval.accuracy_positions must be at least 1 when eval.tablebase is set");
         }
         Ok(())
     }

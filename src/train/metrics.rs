@@ -71,6 +71,46 @@ pub struct MetricsRow {
     /// Seconds this iteration's evaluation took.
     #[serde(default)]
     pub eval_seconds: f64,
+    /// Perfect-play accuracy at this evaluation (`eval.tablebase`): the share of the
+    /// suite's table positions where the network's move keeps the outcome the table
+    /// gives with best play.
+    #[serde(default)]
+    pub tb_outcome_accuracy: Option<f64>,
+    /// The share where its move keeps the best capture margin too.
+    #[serde(default)]
+    pub tb_margin_accuracy: Option<f64>,
+    /// Resident memory of the training process at the end of the iteration, in MB.
+    #[serde(default)]
+    pub rss_mb: f64,
+    /// Disk use of the sample chunks (`RUN/samples`) at the end of the iteration, in MB.
+    #[serde(default)]
+    pub samples_mb: f64,
+}
+
+/// The process's resident memory in MB (`VmRSS` of `/proc/self/status`; 0 where the
+/// system has no such file).
+pub fn resident_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// Bytes of the plain files directly in `dir`, in MB (0 when it cannot be read).
+pub fn dir_mb(dir: &Path) -> f64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0.0;
+    };
+    entries
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len() as f64)
+        .sum::<f64>()
+        / 1e6
 }
 
 /// Reads `metrics.csv` (absent: no rows).
@@ -135,17 +175,37 @@ mod tests {
             ..MetricsRow::default()
         };
         write(&p, std::slice::from_ref(&a)).unwrap();
-        // Cut the four columns this version added from the header and the row.
+        // Cut the eight columns added since then from the header and the row.
         let old: String = std::fs::read_to_string(&p)
             .unwrap()
             .lines()
             .map(|l| {
                 let f: Vec<&str> = l.split(',').collect();
-                f[..f.len() - 4].join(",") + "\n"
+                f[..f.len() - 8].join(",") + "\n"
             })
             .collect();
         assert!(old.starts_with("iteration,") && !old.contains("pool_elo"));
         std::fs::write(&p, old).unwrap();
         assert_eq!(read(&p).unwrap(), vec![a]);
+    }
+
+    #[test]
+    fn resident_memory_and_disk_use_are_measured() {
+        // This process holds at least a few MB; on Linux /proc/self/status says so.
+        if std::path::Path::new("/proc/self/status").exists() {
+            let before = resident_mb();
+            assert!(before > 1.0, "{before}");
+            // 64 MB touched page by page shows up in the resident set.
+            let big = std::hint::black_box(vec![1u8; 64 << 20]);
+            let after = resident_mb();
+            assert!(after >= before + 50.0, "{before} -> {after}");
+            assert_eq!(std::hint::black_box(&big)[12345], 1);
+        }
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.bin"), vec![0u8; 1_500_000]).unwrap();
+        std::fs::write(d.path().join("b.bin"), vec![0u8; 500_000]).unwrap();
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        assert!((dir_mb(d.path()) - 2.0).abs() < 1e-9);
+        assert_eq!(dir_mb(&d.path().join("absent")), 0.0);
     }
 }

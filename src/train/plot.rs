@@ -293,7 +293,10 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path, name: &str) -> Result<()
     register_font();
     let tmp = out.with_extension("tmp.png");
     {
-        let root = BitMapBackend::new(&tmp, (1200, 1500)).into_drawing_area();
+        let has_accuracy = rows.iter().any(|r| r.tb_outcome_accuracy.is_some());
+        let has_memory = rows.iter().any(|r| r.rss_mb > 0.0);
+        let n = 5 + usize::from(has_accuracy) + usize::from(has_memory);
+        let root = BitMapBackend::new(&tmp, (1200, 300 * n as u32)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
         let root = root
             .titled(
@@ -301,7 +304,7 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path, name: &str) -> Result<()
                 ("sans-serif", 24),
             )
             .map_err(|e| anyhow!("{e}"))?;
-        let areas = root.split_evenly((5, 1));
+        let areas = root.split_evenly((n, 1));
         let m = |r: &MetricsRow| r.wall_seconds / 60.0;
         // Every panel spans the same minutes, so a moment lines up across them.
         let x = (0.0, rows.iter().map(m).fold(0.0, f64::max).max(1e-3));
@@ -375,6 +378,37 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path, name: &str) -> Result<()
             Legend::RightBelow(0.6),
             x,
         )?;
+        let mut next = 5;
+        if has_accuracy {
+            let points = |f: &dyn Fn(&MetricsRow) -> Option<f64>| {
+                rows.iter()
+                    .filter_map(|r| Some((m(r), f(r)?)))
+                    .collect::<Vec<_>>()
+            };
+            panel(
+                &areas[next],
+                "perfect-play accuracy on the tablebase suite",
+                &[
+                    ("outcome kept", points(&|r| r.tb_outcome_accuracy)),
+                    ("best margin kept", points(&|r| r.tb_margin_accuracy)),
+                ],
+                Legend::At(SeriesLabelPosition::LowerRight),
+                x,
+            )?;
+            next += 1;
+        }
+        if has_memory {
+            panel(
+                &areas[next],
+                "resources (GB)",
+                &[
+                    ("resident memory", line(&|r| r.rss_mb / 1000.0)),
+                    ("sample chunks on disk", line(&|r| r.samples_mb / 1000.0)),
+                ],
+                Legend::At(SeriesLabelPosition::LowerRight),
+                x,
+            )?;
+        }
         root.present().map_err(|e| anyhow!("{e}"))?;
     }
     std::fs::rename(&tmp, out).with_context(|| format!("writing {}", out.display()))?;
@@ -398,6 +432,12 @@ mod tests {
             eval_elo_high: opponent.map(|_| elo[2]),
             ..MetricsRow::default()
         }
+    }
+
+    /// The height of a PNG file, from its IHDR chunk.
+    fn image_height(p: &Path) -> u32 {
+        let b = std::fs::read(p).unwrap();
+        u32::from_be_bytes([b[20], b[21], b[22], b[23]])
     }
 
     #[test]
@@ -440,6 +480,18 @@ mod tests {
         );
         learning_curves(&pooled, &p, "test").unwrap();
         assert_eq!(&std::fs::read(&p).unwrap()[1..4], b"PNG");
+        // With accuracy and resource columns the picture grows by two panels.
+        let plain = image_height(&p);
+        for r in pooled.iter_mut() {
+            r.rss_mb = 400.0 + r.iteration as f64;
+            r.samples_mb = 30.0;
+            if r.eval_opponent.is_some() {
+                r.tb_outcome_accuracy = Some(0.9);
+                r.tb_margin_accuracy = Some(0.7);
+            }
+        }
+        learning_curves(&pooled, &p, "test").unwrap();
+        assert_eq!(image_height(&p), plain / 5 * 7);
         // Also with no evaluation at all, and with a single row.
         learning_curves(&rows[..1], &p, "test").unwrap();
         assert_eq!(&std::fs::read(&p).unwrap()[1..4], b"PNG");

@@ -54,8 +54,9 @@ pub struct RunState {
     pub iteration: u32,
     /// The checkpoint of that iteration (directory name under `checkpoints/`).
     pub checkpoint: String,
-    /// Every chunk file already taken into the window (so it is not taken twice).
-    pub consumed: Vec<String>,
+    /// Every chunk file already taken into the window (so it is not taken twice). The
+    /// files of those that left the window are deleted.
+    pub consumed: std::collections::BTreeSet<String>,
     /// The chunks in the window, oldest first.
     pub window: Vec<String>,
     /// Samples ever added to the window.
@@ -83,6 +84,9 @@ pub struct EvalSummary {
     /// The checkpoint's rating in the run's pool and its 95% interval (an end `None`
     /// when the games leave it unbounded); `None` when there is no pool rating.
     pub pool: Option<(f64, Option<f64>, Option<f64>)>,
+    /// Perfect-play accuracy on the run's suite of table positions (outcome kept, best
+    /// margin kept), when `eval.tablebase` is set.
+    pub accuracy: Option<(f64, f64)>,
 }
 
 /// What an evaluation is told about the run.
@@ -181,6 +185,11 @@ pub fn evaluate_gauntlet(
     // and a long run's pool holds a player per evaluation.
     let table = pool::rate_pool(&games, &baseline, e.opponent_elo, IntervalMethod::Hessian)
         .map_err(|err| anyhow::anyhow!("rating the pool: {err}"))?;
+    let accuracy = if e.tablebase.is_empty() {
+        None
+    } else {
+        Some(perfect_play_accuracy(config, ctx, &mut player, &base)?)
+    };
     let s = &report.summary;
     Ok(EvalSummary {
         opponent: e.opponent.clone(),
@@ -190,7 +199,82 @@ pub fn evaluate_gauntlet(
         pool: table
             .get(me)
             .and_then(|r| Some((r.elo?, r.elo_low, r.elo_high))),
+        accuracy,
     })
+}
+
+/// The file a run keeps its accuracy suite in when `eval.accuracy_suite` is empty.
+pub const ACCURACY_SUITE_FILE: &str = "accuracy-suite.txt";
+
+/// The network's perfect-play accuracy (outcome, margin) on the run's fixed suite of
+/// table positions: `eval.accuracy_suite`, or the suite taken from the run's own games at
+/// the first evaluation and kept in the run directory, so every evaluation of the run is
+/// judged on the same positions.
+fn perfect_play_accuracy(
+    config: &Config,
+    ctx: &EvalContext,
+    player: &mut Player,
+    base: &MatchConfig,
+) -> Result<(f64, f64)> {
+    use crate::arena::accuracy;
+    let e = &config.eval;
+    let rules = config.game.rules;
+    let tb = crate::tablebase::open_shared(Path::new(&e.tablebase))
+        .with_context(|| format!("eval.tablebase = {}", e.tablebase))?;
+    if tb.rules() != rules {
+        bail!(
+            "eval.tablebase = {}: the tables are for {}, the run plays {rules}",
+            e.tablebase,
+            tb.rules()
+        );
+    }
+    let kept = ctx.run.join(ACCURACY_SUITE_FILE);
+    let (path, generate) = if e.accuracy_suite.is_empty() {
+        (kept.clone(), !kept.exists())
+    } else {
+        (PathBuf::from(&e.accuracy_suite), false)
+    };
+    if generate {
+        // Every self-play game of the run so far, in iteration order.
+        let mut files: Vec<PathBuf> = fs::read_dir(ctx.run.join("games"))
+            .with_context(|| "reading the run's games for the accuracy suite")?
+            .filter_map(|d| d.ok().map(|d| d.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+            .collect();
+        files.sort();
+        let mut games = Vec::new();
+        for f in &files {
+            let text = fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
+            let openings = crate::arena::parse_openings(&text, rules)
+                .map_err(|err| anyhow::anyhow!("{}: {err}", f.display()))?;
+            games.extend(openings.into_iter().map(|o| (o.start, o.moves)));
+        }
+        let suite = accuracy::suite_from_games(
+            &tb,
+            rules,
+            &games,
+            2,
+            e.accuracy_positions,
+            iteration_seed(config.seed, 0, 4),
+        );
+        atomic_write(&kept, accuracy::suite_text(&suite).as_bytes())?;
+    }
+    let text = fs::read_to_string(&path)
+        .with_context(|| format!("eval.accuracy_suite: cannot read {}", path.display()))?;
+    let mut suite = accuracy::parse_suite(&text, rules)
+        .map_err(|err| anyhow::anyhow!("eval.accuracy_suite {}: {err}", path.display()))?;
+    suite.retain(|g| tb.covers(g.position()) && !g.is_over());
+    suite.truncate(e.accuracy_positions);
+    if suite.is_empty() {
+        bail!(
+            "{}: no position of the suite is covered by the tables in {}",
+            path.display(),
+            e.tablebase
+        );
+    }
+    let r = accuracy::measure(base, player, &tb, &suite)
+        .map_err(|err| anyhow::anyhow!("perfect-play accuracy: {err}"))?;
+    Ok((r.outcome_accuracy, r.margin_accuracy))
 }
 
 /// The run's rating pool, inside the run directory.
@@ -370,6 +454,15 @@ pub fn train(
         });
     }
     window.total_seen = state.total_seen;
+    // Chunks a killed session evicted but had not deleted yet.
+    {
+        let keep: std::collections::HashSet<&String> = state.window.iter().collect();
+        let stale: Vec<String> = fs::read_dir(run.samples())?
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| state.consumed.contains(n) && !keep.contains(n))
+            .collect();
+        delete_chunks(&run, &stale, &log);
+    }
     let mut rows = metrics::read(&run.metrics())?;
     rows.retain(|r| r.iteration <= state.iteration);
 
@@ -421,6 +514,7 @@ pub fn train(
         write_games(&run.games().join(format!("iter-{it:04}.txt")), rules, &out)?;
 
         // Take every new chunk into the window, in name order (deterministic).
+        let before: Vec<String> = window.chunk_names();
         let mut new_chunks: Vec<String> = fs::read_dir(run.samples())?
             .filter_map(|e| e.ok())
             .filter_map(|e| e.file_name().into_string().ok())
@@ -440,10 +534,20 @@ pub fn train(
                         &config.train.window,
                     );
                 }
-                Err(e) => log(format!("skipping sample chunk: {e:#}")),
+                Err(e) => {
+                    // Kept aside under another name, for a look, never read again.
+                    let bad = run.samples().join(format!("{n}.bad"));
+                    let _ = fs::rename(run.samples().join(n), &bad);
+                    log(format!(
+                        "skipping sample chunk (kept as {}): {e:#}",
+                        bad.display()
+                    ))
+                }
             }
-            state.consumed.push(n.clone());
+            state.consumed.insert(n.clone());
         }
+        let now_in: std::collections::HashSet<String> = window.chunk_names().into_iter().collect();
+        let evicted: Vec<String> = before.into_iter().filter(|n| !now_in.contains(n)).collect();
 
         // Train.
         let t_train = Instant::now();
@@ -549,6 +653,17 @@ pub fn train(
             pool_elo_low: summary.as_ref().and_then(|s| s.pool).and_then(|p| p.1),
             pool_elo_high: summary.as_ref().and_then(|s| s.pool).and_then(|p| p.2),
             eval_seconds,
+            tb_outcome_accuracy: summary.as_ref().and_then(|s| s.accuracy).map(|a| a.0),
+            tb_margin_accuracy: summary.as_ref().and_then(|s| s.accuracy).map(|a| a.1),
+            rss_mb: metrics::resident_mb(),
+            // After this iteration's evicted chunks are gone (deleted below).
+            samples_mb: (metrics::dir_mb(&run.samples())
+                - evicted
+                    .iter()
+                    .filter_map(|n| fs::metadata(run.samples().join(n)).ok())
+                    .map(|m| m.len() as f64 / 1e6)
+                    .sum::<f64>())
+            .max(0.0),
         };
         rows.push(row.clone());
         metrics::write(&run.metrics(), &rows)?;
@@ -565,6 +680,9 @@ pub fn train(
             serde_json::to_string_pretty(&state)?.as_bytes(),
         )?;
         write_latest(&run.root, &name)?;
+        // The chunks that left the window are consumed for good: state.json no longer
+        // names them, so they can go.
+        delete_chunks(&run, &evicted, &log);
         // The checkpoints a later gauntlet will play are kept beyond keep_checkpoints.
         let mut needed = evaluated(&rows);
         let reach = config.eval.gauntlet.iter().copied().max().unwrap_or(0) as usize;
@@ -736,6 +854,19 @@ fn write_games(path: &Path, rules: RuleSet, out: &SelfPlayOutput) -> Result<()> 
     atomic_write(path, text.as_bytes())
 }
 
+/// Deletes the named chunk files from `RUN/samples` (a failure is logged: a chunk left
+/// behind costs disk, not correctness).
+fn delete_chunks(run: &RunDir, names: &[String], log: &dyn Fn(String)) {
+    for n in names {
+        let p = run.samples().join(n);
+        if let Err(e) = fs::remove_file(&p)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            log(format!("could not delete {}: {e}", p.display()));
+        }
+    }
+}
+
 /// The checkpoints evaluated so far, oldest first.
 fn evaluated(rows: &[MetricsRow]) -> Vec<String> {
     rows.iter()
@@ -852,6 +983,7 @@ mod tests {
             elo: 919.5,
             elo_ci95: (446.0, 2000.0),
             pool: None,
+            accuracy: None,
         };
         let lines = log_lines(&row, &t, 500_000, Some(&eval));
         assert_eq!(lines.len(), 3);
