@@ -25,3 +25,77 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
         .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
     Ok(())
 }
+
+/// Removes the temporary files [`atomic_write`] leaves when its process is killed
+/// mid-write (`.NAME.tmp-PID` whose process is gone), in `dir` and the folders below it.
+/// Those of a live process (another writer at work) are left alone. Returns how many
+/// went.
+pub fn remove_stale_temps(dir: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.filter_map(|e| e.ok()) {
+        let path = e.path();
+        let Ok(kind) = e.file_type() else { continue };
+        if kind.is_dir() {
+            removed += remove_stale_temps(&path);
+            continue;
+        }
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(pid) = name
+            .strip_prefix('.')
+            .and_then(|n| n.rsplit_once(".tmp-"))
+            .and_then(|(_, pid)| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if !process_alive(pid) && fs::remove_file(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Whether a process with this id exists (its own process counts as alive).
+pub fn process_alive(pid: i32) -> bool {
+    if pid <= 0 {
+        return false;
+    }
+    if pid as u32 == std::process::id() {
+        return true;
+    }
+    // SAFETY: signal 0 only checks that the process exists and may be signalled.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_temporary_files_go_and_live_ones_stay() {
+        let d = tempfile::tempdir().unwrap();
+        let sub = d.path().join("samples");
+        fs::create_dir_all(&sub).unwrap();
+        // A process id that cannot exist (above Linux's pid_max limit of 2^22).
+        let dead = 5_000_000;
+        let mine = std::process::id();
+        let files = [
+            d.path().join(format!(".metrics.csv.tmp-{dead}")),
+            sub.join(format!(".main-iter-0003.bin.tmp-{dead}")),
+            sub.join(format!(".worker.bin.tmp-{mine}")),
+            sub.join("main-iter-0002.bin"),
+            d.path().join(".hidden"),
+        ];
+        for f in &files {
+            fs::write(f, b"x").unwrap();
+        }
+        assert_eq!(remove_stale_temps(d.path()), 2);
+        let left: Vec<bool> = files.iter().map(|f| f.exists()).collect();
+        assert_eq!(left, [false, false, true, true, true]);
+        assert!(process_alive(mine as i32) && !process_alive(dead));
+    }
+}

@@ -315,8 +315,8 @@ fn extra_selfplay_worker_feeds_the_trainer() {
     );
     let second = fs::read(run.join("samples/worker-w1-00002.bin")).unwrap();
     assert_ne!(first, second);
-    // Even when the first chunk's file is gone (it left the window and was deleted).
-    fs::remove_file(run.join("samples/worker-w1-00001.bin")).unwrap();
+    // Even without its counter file (a run from before it existed), it numbers after
+    // its chunks on disk and those the trainer recorded.
     fs::remove_file(run.join("workers/w1.next")).unwrap();
     worker("w1");
     assert!(run.join("samples/worker-w1-00003.bin").exists());
@@ -428,4 +428,69 @@ fn chunks_leave_disk_with_the_window_and_evaluations_measure_table_accuracy() {
     let suite = fs::read_to_string(run.join("accuracy-suite.txt")).unwrap();
     let n = suite.lines().count();
     assert!(n > 0 && n <= 40, "{n}");
+}
+
+#[test]
+fn one_writer_per_run_and_sigterm_stops_cleanly() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = write_config(
+        d.path(),
+        &TINY
+            .replace("iterations = 4", "iterations = 0")
+            .replace("time_limit_minutes = 0", "time_limit_minutes = 5"),
+    );
+    let run = d.path().join("run");
+    let mut first = Command::new(OWARE)
+        .args(["train", "--no-progress", "--config"])
+        .arg(&cfg)
+        .arg("--run-dir")
+        .arg(&run)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !(run.join("state.json").exists() && state(&run)["iteration"].as_u64().unwrap_or(0) >= 1)
+    {
+        assert!(t0.elapsed() < Duration::from_secs(120), "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // A second trainer on the same directory is refused, naming the holder.
+    let out = train(&cfg, &run, &["--set", "train.iterations=50"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("in use by another `oware train`") && err.contains(&first.id().to_string()),
+        "{err}"
+    );
+    // SIGTERM: the first stops at the next safe point, says so, exits 128 + 15.
+    // SAFETY: sends a signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(first.id() as i32, libc::SIGTERM) }, 0);
+    let t1 = Instant::now();
+    let status = first.wait().unwrap();
+    assert!(t1.elapsed() < Duration::from_secs(30), "slow to stop");
+    assert_eq!(status.code(), Some(143));
+    let mut err = String::new();
+    std::io::Read::read_to_string(first.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(err.contains("stopped by signal 15"), "{err}");
+    no_temp_files(&run);
+    // Nothing half-done: the rows are those of the committed iterations, and the lock is
+    // free again, so the run resumes.
+    let done = state(&run)["iteration"].as_u64().unwrap();
+    let rows = fs::read_to_string(run.join("metrics.csv"))
+        .unwrap()
+        .lines()
+        .count()
+        - 1;
+    assert_eq!(rows as u64, done);
+    let out = train(
+        &cfg,
+        &run,
+        &["--set", &format!("train.iterations={}", done + 1)],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(state(&run)["iteration"].as_u64().unwrap(), done + 1);
 }

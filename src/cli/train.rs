@@ -66,7 +66,17 @@ pub fn run(a: Args) -> Result<()> {
     } else {
         Display::Auto
     };
+    stop_on_signals();
     let state = run::train(config, &run_dir, display, Some(&run::evaluate_gauntlet))?;
+    if let Some(sig) = run::stop_requested() {
+        if !a.quiet {
+            eprintln!(
+                "stopped by signal {sig} after iteration {}; run the same command to resume",
+                state.iteration
+            );
+        }
+        std::process::exit(128 + sig);
+    }
     if !a.quiet {
         eprintln!(
             "done: {} iterations, {} games, {:.1} minutes\nlatest checkpoint: {}",
@@ -80,4 +90,23 @@ pub fn run(a: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// SIGINT (Ctrl-C) and SIGTERM ask the run to stop at the next point where nothing is
+/// half-written ([`run::request_stop`]); a second one ends the process at once, which is
+/// safe too, since every file is written to a temporary name and renamed.
+fn stop_on_signals() {
+    extern "C" fn handler(sig: libc::c_int) {
+        if run::stop_requested().is_some() {
+            // SAFETY: _exit ends the process at once, as a signal handler may.
+            unsafe { libc::_exit(128 + sig) }
+        }
+        run::request_stop(sig);
+    }
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only does an atomic load and store, and _exit.
+        unsafe {
+            libc::signal(sig, handler as *const () as libc::sighandler_t);
+        }
+    }
 }

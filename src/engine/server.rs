@@ -198,6 +198,54 @@ struct Server<S, W: Write> {
     out: Out<W>,
 }
 
+/// The longest command line the engine reads (a game's whole move list fits many times);
+/// a longer one is skipped to its end with an error, so memory stays bounded.
+pub const MAX_LINE: usize = 256 * 1024;
+
+/// Reads the next line of `input` into `buf` (without its line end), keeping at most
+/// `max` bytes: `None` at the end of input, `Some(true)` when the line was longer than
+/// `max` (its bytes are consumed and dropped), `Some(false)` otherwise.
+pub fn read_line_bounded<R: BufRead>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<Option<bool>> {
+    buf.clear();
+    let mut seen = false;
+    let mut too_long = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(seen.then_some(too_long));
+        }
+        seen = true;
+        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], Some(i + 1)),
+            None => (chunk, None),
+        };
+        if !too_long {
+            if buf.len() + part.len() > max {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(part);
+            }
+        }
+        let used = done.unwrap_or(chunk.len());
+        input.consume(used);
+        if done.is_some() {
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+            return Ok(Some(too_long));
+        }
+    }
+}
+
 /// Runs the protocol until `quit` or the end of `input`: commands from `input`, answers
 /// to `output` (flushed after every line). `rules` is the rule set until the GUI sets the
 /// `Rules` option. Returns an error only if `input` cannot be read.
@@ -215,17 +263,24 @@ where
         debug: false,
         out: Arc::new(Mutex::new(output)),
     };
-    for line in input.lines() {
-        let line = match line {
-            Ok(l) => l,
-            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
-                s.error("a line is not valid UTF-8");
-                continue;
-            }
+    let mut input = input;
+    let mut buf = Vec::with_capacity(256);
+    loop {
+        let too_long = match read_line_bounded(&mut input, &mut buf, MAX_LINE) {
+            Ok(None) => break,
+            Ok(Some(too_long)) => too_long,
             Err(e) => {
                 s.finish_search();
                 return Err(e);
             }
+        };
+        if too_long {
+            s.error(&format!("a line longer than {MAX_LINE} bytes was ignored"));
+            continue;
+        }
+        let Ok(line) = std::str::from_utf8(&buf) else {
+            s.error("a line is not valid UTF-8");
+            continue;
         };
         if !s.command(line.trim()) {
             s.finish_search();
@@ -495,5 +550,68 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("bestmove C\n"), "{text}");
+    }
+
+    #[test]
+    fn lines_are_read_with_a_bound() {
+        // A tiny buffer, so lines straddle refills.
+        let text = b"short\r\n0123456789abc\nok\nlast";
+        let mut r = io::BufReader::with_capacity(4, &text[..]);
+        let mut buf = Vec::new();
+        let mut got = Vec::new();
+        while let Some(long) = read_line_bounded(&mut r, &mut buf, 8).unwrap() {
+            got.push((String::from_utf8(buf.clone()).unwrap(), long));
+        }
+        assert_eq!(
+            got,
+            vec![
+                ("short".to_string(), false),
+                (String::new(), true),
+                ("ok".to_string(), false),
+                ("last".to_string(), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn hostile_input_keeps_the_position() {
+        // A position, then a line of several megabytes, binary garbage, a thousand junk
+        // commands; the engine keeps answering and still has the position it was given.
+        let mut input = Vec::new();
+        input.extend_from_slice(b"position fen 0-0-0-1-0-0-4-4-4-4-4-4-20-3-S\n");
+        input.extend(std::iter::repeat_n(b'x', 3 << 20));
+        input.extend_from_slice(b"\n\xff\xfe\x00garbage\x80\n");
+        for k in 0..1000u32 {
+            input
+                .extend_from_slice(format!("junk{k} {}\n", "y".repeat(k as usize % 50)).as_bytes());
+            input.extend_from_slice(b"isready\n");
+        }
+        input.extend_from_slice(b"go depth 1\nquit\n");
+        let out = Arc::new(Mutex::new(Vec::<u8>::new()));
+        struct Shared(Arc<Mutex<Vec<u8>>>);
+        impl Write for Shared {
+            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+                self.0.lock().unwrap().write(b)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let s = AlphaBetaSearcher::new(RuleSet::abapa(), 1);
+        serve(s, RuleSet::abapa(), &input[..], Shared(out.clone())).unwrap();
+        let text = String::from_utf8(out.lock().unwrap().clone()).unwrap();
+        assert!(
+            text.contains(&format!("longer than {MAX_LINE} bytes")),
+            "{}",
+            &text[..200]
+        );
+        assert!(text.contains("not valid UTF-8"));
+        assert_eq!(text.matches("readyok").count(), 1000);
+        // The position was kept: South's only legal move there is D.
+        assert!(
+            text.contains("bestmove D\n"),
+            "{}",
+            &text[text.len() - 300..]
+        );
     }
 }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::{Game, Outcome, Position, RuleSet};
 use crate::rng::Rng;
 use crate::search::Evaluator;
-use crate::search::mcts::{BatchSearch, MctsConfig};
+use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
 
 /// One training sample: a position searched with a full search, its targets filled in
 /// when the game ended.
@@ -104,6 +104,9 @@ pub struct Progress {
     pub simulations: AtomicU64,
     /// Moves played.
     pub moves: AtomicU64,
+    /// Set to stop: the games in flight are abandoned at the next search step, and the
+    /// call returns the games finished so far.
+    pub stop: std::sync::atomic::AtomicBool,
 }
 
 /// What a self-play call produced and how fast.
@@ -256,6 +259,9 @@ fn worker(
         queue.start_game(&mut b, &mut state[i], i, &mut out);
     }
     while state.iter().any(|s| s.active) {
+        if progress.stop.load(Ordering::Relaxed) {
+            break;
+        }
         b.step(&mut timed);
         for i in 0..slots {
             if !state[i].active || b.is_searching(i) {
@@ -364,7 +370,11 @@ fn begin_search(b: &mut BatchSearch, st: &mut SlotState, i: usize, mcts: &MctsCo
     } else {
         mcts.cheap_simulations
     };
-    b.begin(i, sims, true)
+    // Playout-cap randomisation: only full searches explore. A cheap search plays a move
+    // and records no sample, so Dirichlet noise there would only spoil the move. Gumbel's
+    // root sampling is how that algorithm picks among its considered moves, so it stays.
+    let noise = full || mcts.algorithm == Algorithm::Gumbel;
+    b.begin(i, sims, noise)
 }
 
 /// Labels slot `i`'s pending samples with the game's outcome and stores the game.
@@ -409,6 +419,45 @@ mod tests {
     use super::*;
     use crate::search::UniformEvaluator;
     use crate::search::mcts::Algorithm;
+
+    #[test]
+    fn cheap_puct_searches_get_no_dirichlet_noise() {
+        for (alg, fraction) in [
+            (Algorithm::Puct, 0.0),
+            (Algorithm::Puct, 1.0),
+            (Algorithm::Puct, 0.5),
+            (Algorithm::Gumbel, 0.0),
+        ] {
+            let mcts = MctsConfig {
+                algorithm: alg,
+                simulations: 16,
+                cheap_simulations: 4,
+                full_search_fraction: fraction,
+                ..MctsConfig::default()
+            };
+            let mut b = BatchSearch::new(mcts.clone(), RuleSet::abapa(), 1, 7);
+            let mut st = SlotState {
+                id: 0,
+                active: true,
+                full: false,
+                pending: Vec::new(),
+            };
+            let (mut full, mut cheap) = (0, 0);
+            for _ in 0..200 {
+                assert!(begin_search(&mut b, &mut st, 0, &mcts));
+                let want = st.full || alg == Algorithm::Gumbel;
+                assert_eq!(b.root_noise(0), want, "{alg:?} full={}", st.full);
+                if st.full {
+                    full += 1;
+                } else {
+                    cheap += 1;
+                }
+            }
+            // Both kinds occur as the fraction says.
+            assert_eq!(full == 0, fraction == 0.0);
+            assert_eq!(cheap == 0, fraction == 1.0);
+        }
+    }
 
     fn run(threads: usize, seed: u64, alg: Algorithm) -> SelfPlayOutput {
         let cfg = SelfPlayConfig {

@@ -47,6 +47,62 @@ use crate::net::train::{Learner, TrainBatch};
 use crate::rng::{Rng, splitmix64};
 use crate::selfplay::{self, Progress, Sample, SelfPlayOutput};
 
+/// The signal that asked the run to stop (0: none). Set from a signal handler, so an
+/// atomic store is all it does.
+static STOP: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Asks a running [`train`] to stop at the next point where nothing is half-written:
+/// self-play and the training steps stop at once, the iteration in flight is abandoned
+/// (the run resumes from the last complete one); an evaluation in progress ends first.
+/// `signal` is what [`stop_requested`] reports (the signal number, or any non-zero value).
+pub fn request_stop(signal: i32) {
+    STOP.store(signal.max(1), Ordering::SeqCst);
+}
+
+/// The signal passed to [`request_stop`], if any.
+pub fn stop_requested() -> Option<i32> {
+    match STOP.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
+/// The run directory's lock file: held (flock) by the one `oware train` writing the run,
+/// with its process id inside. The kernel drops the lock when the process ends, however it
+/// ends, so a stale file never blocks a new session.
+pub const LOCK_FILE: &str = "lock";
+
+/// Takes the run directory's lock, or says which process holds it.
+pub fn lock_run(run: &Path) -> Result<fs::File> {
+    use std::io::{Read, Seek, Write};
+    use std::os::fd::AsRawFd;
+    let path = run.join(LOCK_FILE);
+    let mut f = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    // SAFETY: flock on a file descriptor this function owns.
+    let r = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if r != 0 {
+        let mut pid = String::new();
+        let _ = f.read_to_string(&mut pid);
+        bail!(
+            "{} is in use by another `oware train` (pid {}): one writer per run; wait for it \
+             to finish or stop it",
+            run.display(),
+            pid.trim()
+        );
+    }
+    f.set_len(0)?;
+    f.rewind()?;
+    writeln!(f, "{}", std::process::id())?;
+    f.flush()?;
+    Ok(f)
+}
+
 /// What `state.json` records: enough to resume exactly.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunState {
@@ -245,9 +301,19 @@ fn perfect_play_accuracy(
         let mut games = Vec::new();
         for f in &files {
             let text = fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
-            let openings = crate::arena::parse_openings(&text, rules)
-                .map_err(|err| anyhow::anyhow!("{}: {err}", f.display()))?;
-            games.extend(openings.into_iter().map(|o| (o.start, o.moves)));
+            for (n, line) in text.lines().enumerate() {
+                let Some((fen, moves)) = line.split_once(';') else {
+                    continue;
+                };
+                let start: Position = fen
+                    .trim()
+                    .parse()
+                    .map_err(|err| anyhow::anyhow!("{}: line {}: {err}", f.display(), n + 1))?;
+                let mut g = Game::new(rules, start);
+                g.play_text(moves.trim())
+                    .map_err(|err| anyhow::anyhow!("{}: line {}: {err}", f.display(), n + 1))?;
+                games.push((start, g.moves().iter().map(|&(_, a)| a).collect()));
+            }
         }
         let suite = accuracy::suite_from_games(
             &tb,
@@ -399,6 +465,10 @@ pub fn train(
         root: run_dir.to_path_buf(),
     };
     fs::create_dir_all(&run.root).with_context(|| format!("creating {}", run.root.display()))?;
+    let _lock = lock_run(&run.root)?;
+    // Temporary files of a session killed mid-write (only this process writes here now,
+    // but a selfplay worker may be mid-write: its files stay while it lives).
+    crate::files::remove_stale_temps(&run.root);
     fs::create_dir_all(run.samples())?;
     let rules = config.game.rules;
     let log = |msg: String| {
@@ -482,6 +552,9 @@ pub fn train(
         if t.time_limit_minutes > 0.0 && wall >= t.time_limit_minutes * 60.0 {
             break;
         }
+        if stop_requested().is_some() {
+            break;
+        }
         let it = state.iteration + 1;
         let name = checkpoint_name(it as u64);
         // A checkpoint of this iteration from a killed session was never committed.
@@ -509,6 +582,13 @@ pub fn train(
             show_progress(&progress, games, it, display, &handle);
             handle.join().expect("self-play panicked")
         });
+        if stop_requested().is_some() {
+            log(format!(
+                "stopped: iteration {it} abandoned, the run resumes after {}",
+                state.iteration
+            ));
+            break;
+        }
         let chunk_name = format!("main-iter-{it:04}.bin");
         write_chunk(&run.samples().join(&chunk_name), rules, &out.samples)?;
         write_games(&run.games().join(format!("iter-{it:04}.txt")), rules, &out)?;
@@ -560,6 +640,9 @@ pub fn train(
         let mut sums = [0.0f64; 5];
         let mut done = 0u64;
         for _ in 0..steps {
+            if stop_requested().is_some() {
+                break;
+            }
             window.draw(&mut rng, t.batch_size, &mut drawn);
             if drawn.is_empty() {
                 break;
@@ -585,6 +668,14 @@ pub fn train(
                 f64::NAN
             }
         };
+
+        if stop_requested().is_some() {
+            log(format!(
+                "stopped: iteration {it} abandoned, the run resumes after {}",
+                state.iteration
+            ));
+            break;
+        }
 
         // Checkpoint.
         learner.save(&run.checkpoint(&name), rules, &config.search)?;
@@ -926,7 +1017,10 @@ fn show_progress<T>(
     });
     let mut last_line = Instant::now();
     while !handle.is_finished() {
-        std::thread::sleep(Duration::from_millis(200));
+        std::thread::sleep(Duration::from_millis(100));
+        if stop_requested().is_some() {
+            p.stop.store(true, Ordering::Relaxed);
+        }
         let s = t0.elapsed().as_secs_f64().max(1e-9);
         let g = p.games.load(Ordering::Relaxed);
         let msg = format!(

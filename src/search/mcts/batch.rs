@@ -152,6 +152,11 @@ impl BatchSearch {
         &mut self.slots[i].rng
     }
 
+    /// Whether slot `i`'s current (or last) search was begun with root noise.
+    pub fn root_noise(&self, i: usize) -> bool {
+        self.slots[i].noise
+    }
+
     /// Whether slot `i` is still searching.
     pub fn is_searching(&self, i: usize) -> bool {
         self.slots[i].searching
