@@ -13,16 +13,17 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    {
-        let mut f =
-            fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        f.write_all(bytes)
-            .with_context(|| format!("writing {}", tmp.display()))?;
-        f.sync_all()
-            .with_context(|| format!("syncing {}", tmp.display()))?;
+    let written = (|| -> std::io::Result<()> {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = written {
+        // A full disk or a vanished folder: the old file stays, the temporary goes.
+        let _ = fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("writing {}", path.display()));
     }
-    fs::rename(&tmp, path)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
     Ok(())
 }
 
@@ -97,5 +98,23 @@ mod tests {
         let left: Vec<bool> = files.iter().map(|f| f.exists()).collect();
         assert_eq!(left, [false, false, true, true, true]);
         assert!(process_alive(mine as i32) && !process_alive(dead));
+    }
+
+    #[test]
+    fn a_failed_write_keeps_the_old_file_and_leaves_no_temporary() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("state.json");
+        atomic_write(&p, b"old").unwrap();
+        // The rename fails: the target is a non-empty folder now.
+        let q = d.path().join("dir");
+        fs::create_dir_all(q.join("x")).unwrap();
+        let e = atomic_write(&q, b"new").unwrap_err();
+        assert!(format!("{e:#}").contains(&q.display().to_string()), "{e:#}");
+        assert_eq!(fs::read(&p).unwrap(), b"old");
+        let names: Vec<String> = fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert!(names.iter().all(|n| !n.contains(".tmp")), "{names:?}");
     }
 }

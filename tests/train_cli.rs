@@ -494,3 +494,93 @@ fn one_writer_per_run_and_sigterm_stops_cleanly() {
     );
     assert_eq!(state(&run)["iteration"].as_u64().unwrap(), done + 1);
 }
+
+/// A tmpfs mounted for one test, unmounted when dropped.
+struct SmallDisk(std::path::PathBuf);
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_is_a_clear_error_and_the_run_resumes_once_space_is_freed() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: mounting a small filesystem needs root (CI runs as root)");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let mnt = d.path().join("small");
+    fs::create_dir_all(&mnt).unwrap();
+    let ok = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=8m", "tmpfs"])
+        .arg(&mnt)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "mount -t tmpfs failed");
+    let _guard = SmallDisk(mnt.clone());
+    let cfg = write_config(d.path(), TINY);
+    let run = mnt.join("run");
+    let out = train(&cfg, &run, &["--set", "train.iterations=2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Fill the disk to the last block.
+    let filler = mnt.join("filler");
+    {
+        use std::io::Write;
+        let mut f = fs::File::create(&filler).unwrap();
+        let block = vec![7u8; 64 << 10];
+        while f.write_all(&block).is_ok() {}
+        let _ = f.flush();
+    }
+    let out = train(&cfg, &run, &["--set", "train.iterations=6"]);
+    assert!(!out.status.success(), "training on a full disk succeeded");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let last = err.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("error: ") && last.contains("No space left on device"),
+        "{err}"
+    );
+    assert!(
+        last.contains(&run.display().to_string()),
+        "names no file: {last}"
+    );
+    eprintln!("full disk: {last}");
+    assert!(!err.contains("panicked"), "{err}");
+    no_temp_files(&run);
+    // Nothing corrupt: the state is the last committed one and its checkpoint loads.
+    let before = state(&run)["iteration"].as_u64().unwrap();
+    assert!(before >= 2);
+    let infer = Command::new(OWARE)
+        .args(["infer", "--model"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(
+        infer.status.success(),
+        "{}",
+        String::from_utf8_lossy(&infer.stderr)
+    );
+    // Space freed: the same command resumes and finishes.
+    fs::remove_file(&filler).unwrap();
+    let out = train(&cfg, &run, &["--set", "train.iterations=6"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(state(&run)["iteration"].as_u64().unwrap(), 6);
+    let rows: Vec<u64> = fs::read_to_string(run.join("metrics.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(rows, (1..=6).collect::<Vec<_>>());
+}

@@ -76,7 +76,8 @@ pub fn match_lines(
     s
 }
 
-fn parse_line(line: &str) -> Result<PoolGame, String> {
+/// Parses one line of a pool file (one JSON game record).
+pub fn parse_line(line: &str) -> Result<PoolGame, String> {
     let v: serde_json::Value =
         serde_json::from_str(line).map_err(|e| format!("not a JSON game record ({e})"))?;
     let text = |k: &str| -> Result<String, String> {

@@ -14,7 +14,9 @@ pub mod mcts;
 mod server;
 
 pub use mcts::MctsSearcher;
-pub use server::{AlphaBetaSearcher, serve};
+pub use server::{
+    AlphaBetaSearcher, Go, MAX_LINE, parse_go, parse_position, read_line_bounded, serve,
+};
 
 use std::sync::atomic::AtomicBool;
 

@@ -84,7 +84,7 @@ impl EngineSearcher for AlphaBetaSearcher {
 
 /// What `go` asked for, before the clock is turned into a time.
 #[derive(Debug, Default)]
-struct Go {
+pub struct Go {
     depth: Option<u32>,
     nodes: Option<u64>,
     movetime: Option<u64>,
@@ -94,7 +94,7 @@ struct Go {
     infinite: bool,
 }
 
-fn parse_go(words: &[&str]) -> Result<Go, String> {
+pub fn parse_go(words: &[&str]) -> Result<Go, String> {
     let mut g = Go::default();
     let mut i = 0;
     while i < words.len() {
@@ -460,7 +460,7 @@ impl<S: EngineSearcher, W: Write + Send + 'static> Server<S, W> {
 }
 
 /// `position startpos|fen FEN [moves M…]` → a game, or what was wrong.
-fn parse_position(rules: RuleSet, words: &[&str]) -> Result<Game, String> {
+pub fn parse_position(rules: RuleSet, words: &[&str]) -> Result<Game, String> {
     let (start, rest) = match words.first() {
         Some(&"startpos") => (Position::start(), &words[1..]),
         Some(&"fen") => {
