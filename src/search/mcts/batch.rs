@@ -4,11 +4,11 @@
 use rand_distr::{Distribution, Gamma};
 
 use super::policy::{
-    considered_visits, gumbel_final_action, gumbel_interior_select, gumbel_root_select,
-    improved_policy, puct_select, visit_policy,
+    completed_q, considered_visits, gumbel_final_action, gumbel_interior_select,
+    gumbel_root_select, improved_policy, puct_select, visit_policy,
 };
 use super::tree::{Leaf, NodeId, NodeKind, SearchTree};
-use super::{Algorithm, MctsConfig};
+use super::{Algorithm, MctsConfig, SearchValue};
 use crate::game::{Game, MoveError, Position, RuleSet};
 use crate::rng::Rng;
 use crate::search::{Evaluation, Evaluator};
@@ -319,7 +319,16 @@ impl BatchSearch {
             policy,
             prior: root.raw_prior,
             q: std::array::from_fn(|a| root.q(a)),
-            value: root.mean_value(),
+            value: match self.cfg.search_value {
+                SearchValue::Mean => root.mean_value(),
+                SearchValue::Improved => {
+                    let q = completed_q(root);
+                    (0..6)
+                        .map(|a| policy[a] * q[a])
+                        .sum::<f32>()
+                        .clamp(-1.0, 1.0)
+                }
+            },
             best,
             simulations: s.done,
             legal: root.legal,

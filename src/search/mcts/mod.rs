@@ -25,6 +25,19 @@ pub enum Algorithm {
     Gumbel,
 }
 
+/// What a finished search reports as its root value (the search value that
+/// `train.value_target_mix` mixes into the value target).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SearchValue {
+    /// The root's mean value over every simulation, including those sequential halving
+    /// spends on moves it then discards.
+    Mean,
+    /// Σ π(a)·Q̂(a): the policy target π weighting the completed Q of each move (its mean
+    /// value if visited, else the value mixed from the network and the visited moves).
+    Improved,
+}
+
 /// Search settings. Defaults are the published starting points of lc0 (c_puct) and
 /// mctx (the Gumbel constants).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -56,6 +69,8 @@ pub struct MctsConfig {
     /// Keep the subtree of the played move for the next search (PUCT only: Gumbel's
     /// sequential halving assumes a fresh root, as in mctx).
     pub tree_reuse: bool,
+    /// The root value a search reports: `mean` or `improved` ([`SearchValue`]).
+    pub search_value: SearchValue,
 }
 
 impl Default for MctsConfig {
@@ -73,6 +88,7 @@ impl Default for MctsConfig {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
             tree_reuse: true,
+            search_value: SearchValue::Mean,
         }
     }
 }

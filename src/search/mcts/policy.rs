@@ -47,11 +47,10 @@ pub fn logits(node: &Node) -> [f32; 6] {
     l
 }
 
-/// σ(completed Q): visited edges keep their Q, unvisited ones get the mixed value
-/// (the evaluator's value mixed with the prior-weighted Q of visited edges); then the
-/// values are rescaled to [0, 1] over legal moves and multiplied by
-/// (c_visit + max visits)·c_scale. 0 on illegal moves.
-pub fn transformed_q(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
+/// Completed Q, mover's view: a visited edge's mean value; an unvisited legal edge gets
+/// the mixed value (the evaluator's value at the node mixed with the prior-weighted Q of
+/// the visited edges, weighted by their visits). 0 on illegal moves.
+pub fn completed_q(node: &Node) -> [f32; 6] {
     let sum_n = node.visits() as f32;
     let mut sum_p = 0.0;
     let mut weighted = 0.0;
@@ -69,10 +68,23 @@ pub fn transformed_q(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
     }
     let mixed = (node.value + sum_n * weighted) / (sum_n + 1.0);
     let mut c = [0.0f32; 6];
-    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
     for a in 0..6 {
         if node.legal & (1 << a) != 0 {
             c[a] = node.q(a).unwrap_or(mixed);
+        }
+    }
+    c
+}
+
+/// σ(completed Q): visited edges keep their Q, unvisited ones get the mixed value
+/// (the evaluator's value mixed with the prior-weighted Q of visited edges); then the
+/// values are rescaled to [0, 1] over legal moves and multiplied by
+/// (c_visit + max visits)·c_scale. 0 on illegal moves.
+pub fn transformed_q(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
+    let mut c = completed_q(node);
+    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+    for a in 0..6 {
+        if node.legal & (1 << a) != 0 {
             lo = lo.min(c[a]);
             hi = hi.max(c[a]);
         }

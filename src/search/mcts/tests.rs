@@ -241,3 +241,39 @@ fn gumbel_improved_policy_corrects_a_misleading_prior() {
     assert!(r.policy[2] > 0.5, "{r:?}");
     assert_eq!(r.best, 2);
 }
+
+#[test]
+fn improved_search_value_weights_each_move_by_the_policy_target() {
+    // With every legal move visited, completed Q is each move's Q: the improved value is
+    // Σ π(a)·Q(a) from the result's own fields, and lies within the moves' Q range.
+    let fen = "0-0-8-0-0-1-3-1-1-1-2-0-15-16-S";
+    for alg in [Algorithm::Gumbel, Algorithm::Puct] {
+        let mean = search(fen, cfg(alg, 400), RuleSet::abapa());
+        let c = MctsConfig {
+            search_value: SearchValue::Improved,
+            ..cfg(alg, 400)
+        };
+        let r = search(fen, c, RuleSet::abapa());
+        // Only the reported value changes.
+        assert_eq!(
+            (r.visits, r.policy, r.best),
+            (mean.visits, mean.policy, mean.best)
+        );
+        let mut want = 0.0f32;
+        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        for a in 0..6 {
+            if r.legal & (1 << a) != 0 {
+                let q = r.q[a].expect("every legal move visited at 400 simulations");
+                want += r.policy[a] * q;
+                lo = lo.min(q);
+                hi = hi.max(q);
+            }
+        }
+        assert!(
+            (r.value - want).abs() < 1e-5,
+            "{alg:?}: {} vs {want}",
+            r.value
+        );
+        assert!(lo - 1e-6 <= r.value && r.value <= hi + 1e-6);
+    }
+}
