@@ -58,6 +58,7 @@ pub fn run(a: Args) -> Result<()> {
         simulations: a.sims,
         exact_depth: a.exact_depth,
         tablebase: super::open_tablebase(a.tb.as_deref(), rules)?,
+        trained: manifest.search_settings(),
         ..ReviewConfig::default()
     };
     let reviews = review(&game_played, &mut evaluator, &cfg);

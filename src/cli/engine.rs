@@ -71,6 +71,7 @@ pub fn run(a: Args) -> Result<()> {
         a.sims,
         a.movetime.map(Duration::from_millis),
     )
+    .with_settings(&manifest.search_settings())
     .with_tablebase(tb);
     serve(searcher, rules, stdin.lock(), std::io::stdout()).context("reading stdin")
 }

@@ -29,7 +29,7 @@ use crate::game::{
 };
 use crate::net::{DeviceKind, NetEvaluator};
 use crate::search::Evaluator;
-use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
+use crate::search::mcts::BatchSearch;
 
 /// A playing strength: search budget and randomness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -269,13 +269,9 @@ pub fn run(a: Args) -> Result<()> {
         bail!("--fen: the game is already over there");
     }
     let (level_sims, ..) = a.level.settings();
-    let cfg = MctsConfig {
-        algorithm: Algorithm::Puct,
-        simulations: level_sims.max(HINT_SIMULATIONS),
-        cheap_simulations: 1,
-        tree_reuse: true,
-        ..MctsConfig::default()
-    };
+    let cfg = manifest
+        .search_settings()
+        .anytime(level_sims.max(HINT_SIMULATIONS), true);
     let mut s = Session {
         search: BatchSearch::new(cfg, rules, 1, a.seed),
         evaluator: Box::new(evaluator),

@@ -36,7 +36,7 @@ use serde::Serialize;
 use super::mcts::line_letters;
 use crate::game::{Game, Side, move_letter};
 use crate::search::alphabeta::AlphaBeta;
-use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
+use crate::search::mcts::{BatchSearch, MctsConfig};
 use crate::search::{Evaluator, Limits};
 use crate::tablebase::Tablebase;
 
@@ -95,6 +95,9 @@ pub struct ReviewConfig {
     pub exact_nodes: u64,
     /// Endgame tables: exact results wherever they cover a position.
     pub tablebase: Option<Arc<Tablebase>>,
+    /// The search settings the model was trained with (its manifest's): their PUCT
+    /// constants are used ([`MctsConfig::anytime`]).
+    pub trained: MctsConfig,
 }
 
 impl Default for ReviewConfig {
@@ -104,6 +107,7 @@ impl Default for ReviewConfig {
             exact_depth: 12,
             exact_nodes: 2_000_000,
             tablebase: None,
+            trained: MctsConfig::default(),
         }
     }
 }
@@ -185,13 +189,7 @@ fn table_name(v: Option<f32>) -> Option<&'static str> {
 /// Returns one review per move, in order.
 pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) -> Vec<MoveReview> {
     let rules = game.rules();
-    let mcts = MctsConfig {
-        algorithm: Algorithm::Puct,
-        simulations: cfg.simulations.max(1),
-        cheap_simulations: 1,
-        tree_reuse: false,
-        ..MctsConfig::default()
-    };
+    let mcts = cfg.trained.anytime(cfg.simulations.max(1), false);
     let mut search = BatchSearch::new(mcts, rules, 1, 0x5eed);
     search.set_tablebase(cfg.tablebase.clone());
     let mut ab = AlphaBeta::new(rules, 16);

@@ -115,6 +115,14 @@ impl MctsSearcher {
         }
     }
 
+    /// Searches with the constants of the settings a model was trained with (its
+    /// manifest's `search`), as an anytime PUCT search ([`MctsConfig::anytime`]).
+    pub fn with_settings(mut self, trained: &MctsConfig) -> MctsSearcher {
+        self.cfg = trained.anytime(MAX_SIMULATIONS, true);
+        self.search = self.fresh_search(self.search.rules());
+        self
+    }
+
     /// Ends the search at every position `tb` covers, with the table's result.
     pub fn with_tablebase(mut self, tb: Option<Arc<Tablebase>>) -> MctsSearcher {
         self.tablebase = tb;

@@ -94,6 +94,25 @@ impl Default for MctsConfig {
 }
 
 impl MctsConfig {
+    /// The settings of an anytime search (an engine's `go movetime`, `play`'s levels and
+    /// hints, `analyze`) for a model trained with `self`: PUCT, whose visits can stop at
+    /// any moment (Gumbel's sequential halving needs its budget up front), with this
+    /// config's PUCT constants (c_puct, first-play urgency) and search value, up to
+    /// `simulations` per search, no playout caps.
+    pub fn anytime(&self, simulations: u32, tree_reuse: bool) -> MctsConfig {
+        MctsConfig {
+            algorithm: Algorithm::Puct,
+            simulations,
+            cheap_simulations: 1,
+            full_search_fraction: 1.0,
+            c_puct: self.c_puct,
+            fpu_reduction: self.fpu_reduction,
+            search_value: self.search_value,
+            tree_reuse,
+            ..MctsConfig::default()
+        }
+    }
+
     /// Checks every value; the message names the key.
     pub fn validate(&self) -> Result<(), String> {
         if self.simulations == 0 {

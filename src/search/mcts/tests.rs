@@ -277,3 +277,33 @@ fn improved_search_value_weights_each_move_by_the_policy_target() {
         assert!(lo - 1e-6 <= r.value && r.value <= hi + 1e-6);
     }
 }
+
+#[test]
+fn anytime_searches_keep_the_trained_constants() {
+    let trained = MctsConfig {
+        algorithm: Algorithm::Gumbel,
+        c_puct: 2.5,
+        fpu_reduction: 0.05,
+        search_value: SearchValue::Improved,
+        full_search_fraction: 0.25,
+        ..MctsConfig::default()
+    };
+    let a = trained.anytime(500, true);
+    assert_eq!(a.algorithm, Algorithm::Puct);
+    assert_eq!((a.c_puct, a.fpu_reduction), (2.5, 0.05));
+    assert_eq!(a.search_value, SearchValue::Improved);
+    assert_eq!(
+        (a.simulations, a.full_search_fraction, a.tree_reuse),
+        (500, 1.0, true)
+    );
+    assert!(a.validate().is_ok());
+    // A different c_puct changes what the search does.
+    let fen = "0-0-8-0-0-1-3-1-1-1-2-0-15-16-S";
+    let plain = search(
+        fen,
+        MctsConfig::default().anytime(300, false),
+        RuleSet::abapa(),
+    );
+    let wide = search(fen, trained.anytime(300, false), RuleSet::abapa());
+    assert_ne!(plain.visits, wide.visits);
+}
