@@ -78,7 +78,8 @@ pub fn completed_q(node: &Node) -> [f32; 6] {
 
 /// σ(completed Q): visited edges keep their Q, unvisited ones get the mixed value
 /// (the evaluator's value mixed with the prior-weighted Q of visited edges); then the
-/// values are rescaled to [0, 1] over legal moves and multiplied by
+/// values are rescaled to [0, 1] over legal moves (by their min and max, or as (q + 1)/2
+/// without `gumbel_rescale_q`) and multiplied by
 /// (c_visit + max visits)·c_scale. 0 on illegal moves.
 pub fn transformed_q(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
     let mut c = completed_q(node);
@@ -91,7 +92,11 @@ pub fn transformed_q(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
     }
     let max_n = *node.n.iter().max().unwrap_or(&0) as f32;
     let scale = (cfg.gumbel_c_visit + max_n) * cfg.gumbel_c_scale;
-    let span = (hi - lo).max(1e-8);
+    let (lo, span) = if cfg.gumbel_rescale_q {
+        (lo, (hi - lo).max(1e-8))
+    } else {
+        (-1.0, 2.0)
+    };
     for a in 0..6 {
         c[a] = if node.legal & (1 << a) != 0 {
             scale * (c[a] - lo) / span
@@ -243,6 +248,38 @@ pub fn visit_policy(node: &Node) -> [f32; 6] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn q_rescaling_stretches_close_values_and_the_fixed_map_does_not() {
+        let mut t = crate::search::mcts::SearchTree::new(8);
+        t.reset(crate::game::Position::start());
+        let root = t.root();
+        let node = t.node_mut(root);
+        node.legal = 0b11;
+        node.prior = [0.5, 0.5, 0.0, 0.0, 0.0, 0.0];
+        // Two moves one visit each, values 0.100 and 0.101.
+        node.n = [1, 1, 0, 0, 0, 0];
+        node.w = [0.100, 0.101, 0.0, 0.0, 0.0, 0.0];
+        let node = t.node(root);
+        let on = MctsConfig::default();
+        let off = MctsConfig {
+            gumbel_rescale_q: false,
+            ..MctsConfig::default()
+        };
+        let scale = (on.gumbel_c_visit + 1.0) * on.gumbel_c_scale;
+        let a = transformed_q(node, &on);
+        let b = transformed_q(node, &off);
+        // Min–max: the 0.001 difference becomes the whole scale (5.1 logits).
+        assert!((a[1] - a[0] - scale).abs() < 1e-3, "{a:?}");
+        // (q + 1)/2: it stays 0.0005 of the scale.
+        assert!((b[1] - b[0] - scale * 0.0005).abs() < 1e-4, "{b:?}");
+        assert!((b[0] - scale * 0.55).abs() < 1e-3, "{b:?}");
+        // So the improved policy stays near the prior without rescaling.
+        let pa = improved_policy(node, &on);
+        let pb = improved_policy(node, &off);
+        assert!(pa[1] > 0.99, "{pa:?}");
+        assert!((pb[1] - 0.5).abs() < 0.01, "{pb:?}");
+    }
 
     #[test]
     fn halving_table_matches_hand_count() {
