@@ -22,7 +22,9 @@ fuzz_target!(|data: &[u8]| {
             .and_then(|f| f.last_mut())
         {
             if let Some(n) = f.get("file").and_then(|n| n.as_str()) {
-                if !n.contains('/') && !n.contains("..") && !n.is_empty() {
+                // A name the file system can hold (the harness writes it).
+                let plain = n.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+                if plain && !n.starts_with('.') && !n.is_empty() && n.len() <= 64 {
                     name = n.to_string();
                 }
             }
