@@ -59,6 +59,37 @@ fn state(run: &Path) -> serde_json::Value {
     serde_json::from_str(&fs::read_to_string(run.join("state.json")).unwrap()).unwrap()
 }
 
+/// Fails the test with the command's stderr unless it succeeded.
+fn succeeded(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Waits until the run has committed `n` iterations (two minutes at most).
+fn wait_for_iteration(run: &Path, n: u64) {
+    let t0 = Instant::now();
+    while !(run.join("state.json").exists() && state(run)["iteration"].as_u64().unwrap_or(0) >= n) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "training made no progress"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The iteration numbers of a run's metrics.csv rows, in file order.
+fn metric_iterations(run: &Path) -> Vec<u64> {
+    fs::read_to_string(run.join("metrics.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect()
+}
+
 fn no_temp_files(dir: &Path) {
     for e in fs::read_dir(dir).unwrap() {
         let e = e.unwrap();
@@ -90,11 +121,7 @@ fn tiny_run_writes_everything() {
         "eval.simulations=4",
     ];
     let out = train(&cfg, &run, &evaluation);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let s = state(&run);
     assert_eq!(s["iteration"], 4);
     assert_eq!(s["checkpoint"], "iter-0004");
@@ -159,11 +186,7 @@ fn tiny_run_writes_everything() {
         .arg(&run)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
 }
 
 #[test]
@@ -210,17 +233,7 @@ fn killed_run_resumes_without_damage() {
         .spawn()
         .unwrap();
     // Kill it at some moment after two iterations were committed (mid-iteration).
-    let t0 = Instant::now();
-    loop {
-        if run.join("state.json").exists() && state(&run)["iteration"].as_u64().unwrap_or(0) >= 2 {
-            break;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(120),
-            "training made no progress"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_iteration(&run, 2);
     std::thread::sleep(Duration::from_millis(150));
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
@@ -231,20 +244,11 @@ fn killed_run_resumes_without_damage() {
         &run,
         &["--set", &format!("train.iterations={}", killed_at + 2)],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let s = state(&run);
     assert_eq!(s["iteration"].as_u64().unwrap(), killed_at + 2);
     // One metrics row per iteration, in order, none lost or doubled.
-    let rows: Vec<u64> = fs::read_to_string(run.join("metrics.csv"))
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').next().unwrap().parse().unwrap())
-        .collect();
+    let rows = metric_iterations(&run);
     assert_eq!(rows, (1..=killed_at + 2).collect::<Vec<_>>());
     no_temp_files(&run);
     // Every kept checkpoint loads.
@@ -290,11 +294,7 @@ fn extra_selfplay_worker_feeds_the_trainer() {
     worker("w1");
     let first = fs::read(run.join("samples/worker-w1-00001.bin")).unwrap();
     let out = train(&cfg, &run, &["--set", "train.iterations=2"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let names = |key: &str| -> Vec<String> {
         state(&run)[key]
             .as_array()
@@ -321,11 +321,7 @@ fn extra_selfplay_worker_feeds_the_trainer() {
     worker("w1");
     assert!(run.join("samples/worker-w1-00003.bin").exists());
     let out = train(&cfg, &run, &["--set", "train.iterations=3"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     for n in ["worker-w1-00002.bin", "worker-w1-00003.bin"] {
         assert!(names("consumed").contains(&n.to_string()), "{n}");
         assert!(names("window").contains(&n.to_string()), "{n}");
@@ -369,11 +365,7 @@ fn chunks_leave_disk_with_the_window_and_evaluations_measure_table_accuracy() {
     let cfg = write_config(d.path(), &text);
     let run = d.path().join("run");
     let out = train(&cfg, &run, &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let s = state(&run);
     let list = |key: &str| -> Vec<String> {
         s[key]
@@ -448,12 +440,7 @@ fn one_writer_per_run_and_sigterm_stops_cleanly() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let t0 = Instant::now();
-    while !(run.join("state.json").exists() && state(&run)["iteration"].as_u64().unwrap_or(0) >= 1)
-    {
-        assert!(t0.elapsed() < Duration::from_secs(120), "no progress");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_iteration(&run, 1);
     // A second trainer on the same directory is refused, naming the holder.
     let out = train(&cfg, &run, &["--set", "train.iterations=50"]);
     assert!(!out.status.success());
@@ -476,22 +463,13 @@ fn one_writer_per_run_and_sigterm_stops_cleanly() {
     // Nothing half-done: the rows are those of the committed iterations, and the lock is
     // free again, so the run resumes.
     let done = state(&run)["iteration"].as_u64().unwrap();
-    let rows = fs::read_to_string(run.join("metrics.csv"))
-        .unwrap()
-        .lines()
-        .count()
-        - 1;
-    assert_eq!(rows as u64, done);
+    assert_eq!(metric_iterations(&run), (1..=done).collect::<Vec<_>>());
     let out = train(
         &cfg,
         &run,
         &["--set", &format!("train.iterations={}", done + 1)],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert_eq!(state(&run)["iteration"].as_u64().unwrap(), done + 1);
 }
 
@@ -527,11 +505,7 @@ fn a_full_disk_is_a_clear_error_and_the_run_resumes_once_space_is_freed() {
     let cfg = write_config(d.path(), TINY);
     let run = mnt.join("run");
     let out = train(&cfg, &run, &["--set", "train.iterations=2"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     // Fill the disk to the last block.
     let filler = mnt.join("filler");
     {
@@ -564,25 +538,12 @@ fn a_full_disk_is_a_clear_error_and_the_run_resumes_once_space_is_freed() {
         .arg(&run)
         .output()
         .unwrap();
-    assert!(
-        infer.status.success(),
-        "{}",
-        String::from_utf8_lossy(&infer.stderr)
-    );
+    succeeded(&infer);
     // Space freed: the same command resumes and finishes.
     fs::remove_file(&filler).unwrap();
     let out = train(&cfg, &run, &["--set", "train.iterations=6"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert_eq!(state(&run)["iteration"].as_u64().unwrap(), 6);
-    let rows: Vec<u64> = fs::read_to_string(run.join("metrics.csv"))
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').next().unwrap().parse().unwrap())
-        .collect();
+    let rows = metric_iterations(&run);
     assert_eq!(rows, (1..=6).collect::<Vec<_>>());
 }

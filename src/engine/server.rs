@@ -529,9 +529,8 @@ mod tests {
         assert!(parse_position(r, &["sideways"]).is_err());
     }
 
-    #[test]
-    fn a_session_in_memory() {
-        let input = "uci\nisready\nposition startpos moves FfQ\nposition fen 0-0-8-0-0-1-1-1-1-1-2-3-15-15-S\ngo depth 3\nisready\nquit\n";
+    /// Everything an alpha-beta engine (abapa) answers to `input`.
+    fn session(input: &[u8]) -> String {
         let out = Arc::new(Mutex::new(Vec::<u8>::new()));
         struct Shared(Arc<Mutex<Vec<u8>>>);
         impl Write for Shared {
@@ -543,8 +542,14 @@ mod tests {
             }
         }
         let s = AlphaBetaSearcher::new(RuleSet::abapa(), 1);
-        serve(s, RuleSet::abapa(), input.as_bytes(), Shared(out.clone())).unwrap();
-        let text = String::from_utf8(out.lock().unwrap().clone()).unwrap();
+        serve(s, RuleSet::abapa(), input, Shared(out.clone())).unwrap();
+        String::from_utf8(out.lock().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn a_session_in_memory() {
+        let input = "uci\nisready\nposition startpos moves FfQ\nposition fen 0-0-8-0-0-1-1-1-1-1-2-3-15-15-S\ngo depth 3\nisready\nquit\n";
+        let text = session(input.as_bytes());
         assert!(
             text.contains("uciok\nreadyok\ninfo string error: "),
             "{text}"
@@ -587,19 +592,7 @@ mod tests {
             input.extend_from_slice(b"isready\n");
         }
         input.extend_from_slice(b"go depth 1\nquit\n");
-        let out = Arc::new(Mutex::new(Vec::<u8>::new()));
-        struct Shared(Arc<Mutex<Vec<u8>>>);
-        impl Write for Shared {
-            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-                self.0.lock().unwrap().write(b)
-            }
-            fn flush(&mut self) -> io::Result<()> {
-                Ok(())
-            }
-        }
-        let s = AlphaBetaSearcher::new(RuleSet::abapa(), 1);
-        serve(s, RuleSet::abapa(), &input[..], Shared(out.clone())).unwrap();
-        let text = String::from_utf8(out.lock().unwrap().clone()).unwrap();
+        let text = session(&input);
         assert!(
             text.contains(&format!("longer than {MAX_LINE} bytes")),
             "{}",
