@@ -1,5 +1,5 @@
 //! `oware train` through the binary: a tiny run, kill -9 and resume, an extra self-play
-//! worker, determinism, and config errors.
+//! worker, a trainer fed only by workers, determinism, and config errors.
 
 use std::fs;
 use std::path::Path;
@@ -326,6 +326,94 @@ fn extra_selfplay_worker_feeds_the_trainer() {
         assert!(names("consumed").contains(&n.to_string()), "{n}");
         assert!(names("window").contains(&n.to_string()), "{n}");
     }
+}
+
+#[test]
+fn a_trainer_without_selfplay_learns_from_the_workers_chunks_as_they_arrive() {
+    let d = tempfile::tempdir().unwrap();
+    let run = d.path().join("run");
+    // Without self-play of its own, the trainer must be told to wait for samples.
+    let bad = write_config(
+        d.path(),
+        &TINY.replace("[train]\n", "[train]\nlocal_selfplay = false\n"),
+    );
+    let out = train(&bad, &run, &[]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("train.min_new_samples") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+    let cfg = write_config(
+        d.path(),
+        &TINY.replace("iterations = 4", "iterations = 2").replace(
+            "[train]\n",
+            "[train]\nlocal_selfplay = false\nmin_new_samples = 1\n",
+        ),
+    );
+    let spawn = |extra: &[&str]| {
+        Command::new(OWARE)
+            .args(["train", "--no-progress", "--config"])
+            .arg(&cfg)
+            .arg("--run-dir")
+            .arg(&run)
+            .args(extra)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let worker = |name: &str| {
+        let out = Command::new(OWARE)
+            .args(["selfplay", "--batches", "1", "--worker", name, "--run-dir"])
+            .arg(&run)
+            .output()
+            .unwrap();
+        succeeded(&out);
+    };
+    let mut trainer = spawn(&[]);
+    let t0 = Instant::now();
+    while !run.join("state.json").exists() {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no run started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // No samples, no iteration: it waits.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(state(&run)["iteration"].as_u64(), Some(0));
+    // Each worker chunk lets one iteration through.
+    worker("w1");
+    wait_for_iteration(&run, 1);
+    worker("w1");
+    let status = trainer.wait().unwrap();
+    assert!(status.success());
+    let names = |key: &str| -> Vec<String> {
+        state(&run)[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names("consumed"),
+        ["worker-w1-00001.bin", "worker-w1-00002.bin"]
+    );
+    assert_eq!(names("window"), names("consumed"));
+    assert_eq!(metric_iterations(&run), [1, 2]);
+    assert!(!run.join("games").exists(), "no self-play games of its own");
+    // SIGTERM while it waits: a clean stop, nothing committed, exit 128 + 15.
+    let mut trainer = spawn(&["--set", "train.iterations=3"]);
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: sends a signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(trainer.id() as i32, libc::SIGTERM) }, 0);
+    let t1 = Instant::now();
+    let status = trainer.wait().unwrap();
+    assert!(t1.elapsed() < Duration::from_secs(10), "slow to stop");
+    assert_eq!(status.code(), Some(143));
+    let mut err = String::new();
+    std::io::Read::read_to_string(trainer.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(err.contains("iteration 3 abandoned"), "{err}");
+    assert_eq!(state(&run)["iteration"].as_u64(), Some(2));
+    no_temp_files(&run);
 }
 
 #[test]

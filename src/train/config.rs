@@ -112,6 +112,14 @@ pub struct TrainConfig {
     /// Where the SGD step runs: `cpu` (burn's flex backend) or `wgpu` (a build with
     /// `--features wgpu`). Self-play inference always uses the CPU fast path.
     pub device: DeviceKind,
+    /// Whether the trainer plays self-play games itself. `false`: every sample comes from
+    /// other workers (`oware selfplay`, `oware-ray`) through `RUN/samples/`, and
+    /// `min_new_samples` must be at least 1.
+    pub local_selfplay: bool,
+    /// An iteration trains only once the new chunks (its own self-play's included) hold
+    /// at least this many samples; until then it waits for workers' chunks (0 = never
+    /// waits).
+    pub min_new_samples: u64,
 }
 
 impl Default for TrainConfig {
@@ -134,6 +142,8 @@ impl Default for TrainConfig {
             keep_checkpoints: 10,
             threads: 1,
             device: DeviceKind::Cpu,
+            local_selfplay: true,
+            min_new_samples: 0,
         }
     }
 }
@@ -321,6 +331,12 @@ impl Config {
         }
         if t.threads == 0 {
             bail!("train.threads must be at least 1");
+        }
+        if !t.local_selfplay && t.min_new_samples == 0 {
+            bail!(
+                "train.local_selfplay = false needs train.min_new_samples ≥ 1: without self-play \
+                 of its own, an iteration must wait for samples from workers"
+            );
         }
         if self.eval.every > 0 && self.eval.games == 0 {
             bail!("eval.games must be at least 1 when eval.every > 0");

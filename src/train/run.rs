@@ -4,6 +4,9 @@
 //! chunk in `samples/` (this process's and any `oware selfplay` worker's) into the
 //! replay window → SGD steps drawn from the window → a checkpoint → (every k
 //! iterations) an evaluation → a metrics row, a plot, and the run state.
+//! `train.local_selfplay = false` leaves out the self-play (the samples come from
+//! workers), and `train.min_new_samples` makes an iteration wait until workers' chunks
+//! bring that many new samples.
 //!
 //! Run directory:
 //!
@@ -563,25 +566,30 @@ pub fn train(
             fs::remove_dir_all(&orphan)?;
         }
 
-        // Self-play.
-        let evaluators = learner.evaluators(threads)?;
-        let progress = Progress::default();
-        let games = config.selfplay.games_per_iteration;
-        let out = std::thread::scope(|scope| {
-            let handle = scope.spawn(|| {
-                selfplay::play(
-                    &config.selfplay,
-                    &config.search,
-                    rules,
-                    games,
-                    iteration_seed(config.seed, it, 1),
-                    evaluators,
-                    &progress,
-                )
-            });
-            show_progress(&progress, games, it, display, &handle);
-            handle.join().expect("self-play panicked")
-        });
+        // Self-play (none with `train.local_selfplay = false`: the samples come from
+        // workers).
+        let out = if t.local_selfplay {
+            let evaluators = learner.evaluators(threads)?;
+            let progress = Progress::default();
+            let games = config.selfplay.games_per_iteration;
+            std::thread::scope(|scope| {
+                let handle = scope.spawn(|| {
+                    selfplay::play(
+                        &config.selfplay,
+                        &config.search,
+                        rules,
+                        games,
+                        iteration_seed(config.seed, it, 1),
+                        evaluators,
+                        &progress,
+                    )
+                });
+                show_progress(&progress, games, it, display, &handle);
+                handle.join().expect("self-play panicked")
+            })
+        } else {
+            SelfPlayOutput::default()
+        };
         if stop_requested().is_some() {
             log(format!(
                 "stopped: iteration {it} abandoned, the run resumes after {}",
@@ -589,18 +597,40 @@ pub fn train(
             ));
             break;
         }
+        // Wait for the workers' chunks, when the config asks for more new samples than
+        // this iteration made itself.
+        let need = t.min_new_samples.saturating_sub(out.samples.len() as u64);
+        if need > 0 {
+            let deadline = (t.time_limit_minutes > 0.0)
+                .then(|| Duration::from_secs_f64((t.time_limit_minutes * 60.0 - wall).max(0.0)));
+            match wait_for_samples(&run, &state.consumed, rules, need, deadline, &log)? {
+                Waited::Enough => {}
+                Waited::Stopped => {
+                    log(format!(
+                        "stopped: iteration {it} abandoned, the run resumes after {}",
+                        state.iteration
+                    ));
+                    break;
+                }
+                Waited::TimeUp => {
+                    log(format!(
+                        "time limit reached while iteration {it} waited for samples; the run \
+                         ends after iteration {}",
+                        state.iteration
+                    ));
+                    break;
+                }
+            }
+        }
         let chunk_name = format!("main-iter-{it:04}.bin");
-        write_chunk(&run.samples().join(&chunk_name), rules, &out.samples)?;
-        write_games(&run.games().join(format!("iter-{it:04}.txt")), rules, &out)?;
+        if t.local_selfplay {
+            write_chunk(&run.samples().join(&chunk_name), rules, &out.samples)?;
+            write_games(&run.games().join(format!("iter-{it:04}.txt")), rules, &out)?;
+        }
 
         // Take every new chunk into the window, in name order (deterministic).
         let before: Vec<String> = window.chunk_names();
-        let mut new_chunks: Vec<String> = fs::read_dir(run.samples())?
-            .filter_map(|e| e.ok())
-            .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|n| n.ends_with(".bin") && !n.starts_with('.') && !state.consumed.contains(n))
-            .collect();
-        new_chunks.sort();
+        let new_chunks = new_chunk_names(&run, &state.consumed)?;
         let mut new_samples = 0u64;
         for n in &new_chunks {
             match read_chunk(&run.samples().join(n), rules) {
@@ -810,6 +840,75 @@ pub fn train(
     Ok(state)
 }
 
+/// The chunk files in `RUN/samples` not taken yet, in name order.
+fn new_chunk_names(
+    run: &RunDir,
+    consumed: &std::collections::BTreeSet<String>,
+) -> Result<Vec<String>> {
+    let mut names: Vec<String> = fs::read_dir(run.samples())
+        .with_context(|| format!("reading {}", run.samples().display()))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".bin") && !n.starts_with('.') && !consumed.contains(n))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// How a wait for workers' samples ended.
+#[derive(Debug, PartialEq)]
+enum Waited {
+    /// The new chunks hold enough samples.
+    Enough,
+    /// A stop was requested (Ctrl-C, SIGTERM).
+    Stopped,
+    /// The run's time limit passed.
+    TimeUp,
+}
+
+/// Waits until the chunks in `RUN/samples` not taken yet hold at least `need` valid
+/// samples, looking every 100 ms, answering a stop request at once, and saying every 30
+/// seconds how many it has. A chunk that cannot be read counts nothing (the trainer sets
+/// it aside when it takes the new chunks).
+fn wait_for_samples(
+    run: &RunDir,
+    consumed: &std::collections::BTreeSet<String>,
+    rules: RuleSet,
+    need: u64,
+    deadline: Option<Duration>,
+    log: &dyn Fn(String),
+) -> Result<Waited> {
+    let start = Instant::now();
+    let mut counted: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    let mut said = Instant::now();
+    loop {
+        for n in new_chunk_names(run, consumed)? {
+            if !counted.contains_key(&n) {
+                let k = read_chunk(&run.samples().join(&n), rules).map_or(0, |s| s.len() as u64);
+                counted.insert(n, k);
+            }
+        }
+        let have: u64 = counted.values().sum();
+        if have >= need {
+            return Ok(Waited::Enough);
+        }
+        if stop_requested().is_some() {
+            return Ok(Waited::Stopped);
+        }
+        if deadline.is_some_and(|d| start.elapsed() >= d) {
+            return Ok(Waited::TimeUp);
+        }
+        if said.elapsed() >= Duration::from_secs(30) {
+            log(format!(
+                "waiting for samples from workers: {have} of {need} after {}",
+                duration_text(start.elapsed().as_secs_f64())
+            ));
+            said = Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// Wall time as `42s`, `10m37s` or `2h05m`.
 fn duration_text(seconds: f64) -> String {
     let s = seconds.max(0.0).round() as u64;
@@ -852,13 +951,18 @@ fn log_lines(
         let left = t.time_limit_minutes * 60.0 - row.wall_seconds;
         first += &format!(", {} left", duration_text(left));
     }
-    first += &format!(
-        " | {} games, {:.1} plies, {:.1}% draws | {} sims/s",
-        row.games,
-        row.avg_game_length,
-        100.0 * row.draw_rate,
-        count_text(row.simulations_per_second)
-    );
+    if row.games > 0 {
+        first += &format!(
+            " | {} games, {:.1} plies, {:.1}% draws | {} sims/s",
+            row.games,
+            row.avg_game_length,
+            100.0 * row.draw_rate,
+            count_text(row.simulations_per_second)
+        );
+    } else {
+        // No self-play of its own (train.local_selfplay = false).
+        first += &format!(" | {} new samples from workers", count_text(row.positions as f64));
+    }
     let second = format!(
         "  {} steps, lr {:.1e} | loss p {:.3} v {:.3} s {:.4} | acc {:.2} | window {} (rule {})",
         row.train_steps,
