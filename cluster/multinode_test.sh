@@ -26,7 +26,7 @@
 #
 # Settings (environment): OWARE_BIN (default target/release/oware), PYTHON (python3,
 # with Ray), PHASE1_SECONDS / PHASE2_SECONDS / AFTER_KILL_SECONDS / RESUME_SECONDS
-# (75/75/45/40), GAMES_PER_CHUNK (16), CORE_A / CORE_B (0/1).
+# (75/75/45/40), GAMES_PER_CHUNK (256), CORE_A / CORE_B (0/1).
 
 set -euo pipefail
 
@@ -46,7 +46,7 @@ P1=${PHASE1_SECONDS:-75}
 P2=${PHASE2_SECONDS:-75}
 P3=${AFTER_KILL_SECONDS:-45}
 P4=${RESUME_SECONDS:-40}
-GAMES=${GAMES_PER_CHUNK:-16}
+GAMES=${GAMES_PER_CHUNK:-256}
 CORE_A=${CORE_A:-0}
 CORE_B=${CORE_B:-1}
 
@@ -97,7 +97,7 @@ kill_node() {
     rm -f "$f"
 }
 
-# The driver's own pid (nsenter --fork runs it as a child).
+# The driver's own pid (nsenter, entering a PID namespace, runs it as its child).
 driver_proc() { pgrep -P "$DRIVER_PID" | head -1; }
 
 stop_driver() {
@@ -159,7 +159,10 @@ start_node() {
     local pin=()
     [ "$core" != - ] && pin=(taskset -c "$core")
     mkdir -p "$WORK/tmp-$n"
-    ip netns exec "ow$ID-$n" unshare --pid --fork --mount-proc "${pin[@]}" \
+    # TMPDIR: the actors' private directories, in the node's own folder.
+    mkdir -p "$WORK/tmp-$n/actors"
+    ip netns exec "ow$ID-$n" env TMPDIR="$WORK/tmp-$n/actors" \
+        unshare --pid --fork --mount-proc "${pin[@]}" \
         "$RAY" start --block --node-ip-address "${IP[$n]}" --temp-dir "$WORK/tmp-$n" \
         --object-store-memory 100000000 --disable-usage-stats "$@" >>"$WORK/node-$n.log" 2>&1 &
     echo $! >"$WORK/$n.pid"
@@ -204,7 +207,7 @@ iteration() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["ite
 
 start_driver() {
     ip netns exec "ow$ID-head" true # the namespace exists
-    nsenter --target "$(ns_init "$(cat "$WORK/head.pid")")" --pid --mount --net --fork \
+    nsenter --target "$(ns_init "$(cat "$WORK/head.pid")")" --pid --mount --net \
         "$PY" -m oware_ray train --config "$WORK/config.toml" --run-dir "$RUN" \
         --address "$HEAD_IP:6379" --workers 2 --worker-threads 1 --games "$GAMES" \
         --oware "$OWARE" >>"$WORK/driver.log" 2>&1 &
@@ -212,26 +215,29 @@ start_driver() {
 }
 
 cat >"$WORK/config.toml" <<'EOF'
-# multinode_test.sh: a small network, short games, a learner that takes little CPU.
+# multinode_test.sh: the network and search of configs/quick.toml, a learner that takes
+# little CPU.
 seed = 11
 threads = 1
 [model]
 encoding = "onehot"
-width = 64
+width = 128
 blocks = 1
 [search]
 algorithm = "gumbel"
-simulations = 32
-cheap_simulations = 8
+simulations = 64
+cheap_simulations = 16
+full_search_fraction = 0.25
+search_value = "improved"
 [selfplay]
-games_per_iteration = 16
-games_in_flight = 16
+games_per_iteration = 64
+games_in_flight = 64
 opening_plies = 6
 [train]
 time_limit_minutes = 60
 batch_size = 256
-samples_per_new_sample = 4
-max_steps_per_iteration = 20
+samples_per_new_sample = 2
+max_steps_per_iteration = 10
 min_new_samples = 1
 keep_checkpoints = 3
 [train.window]
@@ -293,7 +299,7 @@ say "second start: iterations $IT_STOP -> $IT_END (exit $DRIVER_RC)"
 
 # --- Checks and figures.
 echo "--- oware-ray log (faults and restarts):"
-grep -E "lost chunk|failed chunk|start [0-9]+ of|signal|exited" "$WORK/driver.log" || true
+grep -E "lost chunk|is back|failed chunk|start [0-9]+ of|signal|exited" "$WORK/driver.log" || true
 CHECK=$("$PY" -m oware_ray.check "$RUN") || true
 echo "--- check: $CHECK"
 FIG=$("$PY" - "$RUN/ray/chunks.jsonl" "$T0" "$T1" "$T1B" "$T2" "${IP[a]}" "${IP[b]}" <<'EOF'

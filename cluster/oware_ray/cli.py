@@ -80,20 +80,26 @@ def _selfplay_actor_class():
     class SelfPlayActor:
         """Plays chunks with `oware selfplay` in a private directory on its node."""
 
-        def __init__(self, tag, config_text, binary):
+        def __init__(self, tag, config_text):
             self.tag = tag
+            # A directory left on this node by an earlier life of this actor goes.
+            for old in Path(tempfile.gettempdir()).glob(f"oware-ray-{tag}-*"):
+                shutil.rmtree(old, ignore_errors=True)
             self.dir = Path(tempfile.mkdtemp(prefix=f"oware-ray-{tag}-"))
             (self.dir / "config.toml").write_text(config_text)
+            self.exe = None
+            self.checkpoint = None
+
+        def _install_binary(self, binary):
             if isinstance(binary, list):
                 exe = self.dir / "oware"
                 exe.write_bytes(ray.get(binary[0]))
                 exe.chmod(0o755)
                 self.exe = str(exe)
             else:
-                self.exe = binary
-                if not os.access(self.exe, os.X_OK):
+                if not os.access(binary, os.X_OK):
                     raise RuntimeError(f"--worker-oware {binary}: not an executable on this node")
-            self.checkpoint = None
+                self.exe = binary
 
         def node(self):
             return ray.util.get_node_ip_address()
@@ -116,8 +122,11 @@ def _selfplay_actor_class():
                     shutil.rmtree(old, ignore_errors=True)
             self.checkpoint = name
 
-        def play(self, n, checkpoint, games, threads):
-            """Plays chunk number `n` with `checkpoint` = [name, [ref]]; returns its bytes."""
+        def play(self, n, checkpoint, games, threads, binary):
+            """Plays chunk number `n` with `checkpoint` = [name, [ref]]; returns its bytes.
+            `binary`: [ref] of the oware binary's bytes, or its path on this node."""
+            if self.exe is None:
+                self._install_binary(binary)
             name, ref = checkpoint
             if name != self.checkpoint:
                 self._install_checkpoint(name, ref[0])
@@ -339,7 +348,7 @@ def train(args):
             max_restarts=-1,
             max_task_retries=0,
             scheduling_strategy="SPREAD",
-        ).remote(f"s{start:03d}w{i:02d}", config_text, binary))
+        ).remote(f"s{start:03d}w{i:02d}", config_text))
 
     feed = CheckpointFeed(run)
     feed.refresh()
@@ -353,16 +362,23 @@ def train(args):
     games_since = 0
     chunks_since = 0
 
+    retry_at = [0.0] * args.workers  # a worker without a chunk in flight asks again then
+    lost_at = [None] * args.workers  # the chunk number a worker lost, until it delivers
+
     def submit(i):
-        ref = actors[i].play.remote(nxt[i], feed.arg(), args.games, args.worker_threads)
+        ref = actors[i].play.remote(nxt[i], feed.arg(), args.games, args.worker_threads, binary)
         inflight[ref] = (i, nxt[i])
 
     try:
-        for i in range(args.workers):
-            submit(i)
         while learner.poll() is None:
-            if feed.refresh():
-                log(f"checkpoint {feed.name} sent to the workers")
+            feed.refresh()
+            busy = {i for i, _ in inflight.values()}
+            for i in range(args.workers):
+                if i not in busy and time.time() >= retry_at[i]:
+                    submit(i)
+            if not inflight:
+                time.sleep(0.2)
+                continue
             ready, _ = ray.wait(list(inflight), num_returns=1, timeout=0.5)
             for ref in ready:
                 i, n = inflight.pop(ref)
@@ -374,15 +390,20 @@ def train(args):
                     log(f"worker {i} failed chunk {n}: {first}")
                     if failures[i] >= 3:
                         raise SystemExit(f"oware-ray: error: worker {i} failed 3 times: {first}")
-                    submit(i)
                     continue
                 except ray.exceptions.RayError as e:
                     # The actor or its node died: the chunk in flight is lost (never
-                    # written); Ray restarts the actor, which is asked the same number.
-                    log(f"worker {i} lost chunk {n} in flight ({type(e).__name__}); "
-                        f"Ray restarts it")
-                    submit(i)
+                    # written); Ray restarts the actor, which is asked the same number
+                    # (every 2 s until it answers).
+                    if lost_at[i] != n:
+                        log(f"worker {i} lost chunk {n} in flight ({type(e).__name__}); "
+                            f"Ray restarts it")
+                        lost_at[i] = n
+                    retry_at[i] = time.time() + 2.0
                     continue
+                if lost_at[i] is not None:
+                    log(f"worker {i} is back (restarted on node {r['node']})")
+                    lost_at[i] = None
                 failures[i] = 0
                 name = f"ray-s{start:03d}-w{i:02d}-{n:05d}.bin"
                 atomic_write(samples / name, r["data"])
@@ -396,11 +417,10 @@ def train(args):
                 games_since += r["games"] or 0
                 chunks_since += 1
                 nxt[i] = n + 1
-                submit(i)
             if time.time() - t_report >= 30:
                 dt = time.time() - t_report
                 log(f"{chunks_since} chunks, {games_since} games in {dt:.0f}s "
-                    f"({games_since / dt:.1f} games/s)")
+                    f"({games_since / dt:.1f} games/s); workers have {feed.name}")
                 t_report = time.time()
                 games_since = chunks_since = 0
     finally:
