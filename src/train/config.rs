@@ -510,6 +510,15 @@ mod tests {
             m.contains("search.simulations = 8") && m.contains("cheap_simulations = 16"),
             "{m}"
         );
+        // A trainer without self-play that would not wait for workers' samples.
+        let e = Config::from_toml("[train]\nlocal_selfplay = false\n", &[]).unwrap_err();
+        let m = format!("{e:#}");
+        assert!(m.contains("train.min_new_samples"), "{m}");
+        Config::from_toml(
+            "[train]\nlocal_selfplay = false\nmin_new_samples = 1000\n",
+            &[],
+        )
+        .unwrap();
     }
 
     #[test]
