@@ -961,7 +961,10 @@ fn log_lines(
         );
     } else {
         // No self-play of its own (train.local_selfplay = false).
-        first += &format!(" | {} new samples from workers", count_text(row.positions as f64));
+        first += &format!(
+            " | {} new samples from workers",
+            count_text(row.positions as f64)
+        );
     }
     let second = format!(
         "  {} steps, lr {:.1e} | loss p {:.3} v {:.3} s {:.4} | acc {:.2} | window {} (rule {})",
