@@ -883,10 +883,10 @@ fn wait_for_samples(
     let mut said = Instant::now();
     loop {
         for n in new_chunk_names(run, consumed)? {
-            if !counted.contains_key(&n) {
-                let k = read_chunk(&run.samples().join(&n), rules).map_or(0, |s| s.len() as u64);
-                counted.insert(n, k);
-            }
+            let path = run.samples().join(&n);
+            counted
+                .entry(n)
+                .or_insert_with(|| read_chunk(&path, rules).map_or(0, |s| s.len() as u64));
         }
         let have: u64 = counted.values().sum();
         if have >= need {
