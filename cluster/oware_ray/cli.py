@@ -173,6 +173,21 @@ def _selfplay_actor_class():
 # The head.
 
 
+def _term_with_parent():
+    """In the learner's child process before exec: SIGTERM when oware-ray dies."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except Exception:  # noqa: BLE001 - not Linux: the learner outlives a killed oware-ray
+        pass
+
+
+def exit_code(code):
+    """A child's return code as a shell reports it (a signal N as 128 + N)."""
+    return 128 - code if code < 0 else code
+
+
 def find_oware(given):
     if given:
         p = Path(given)
@@ -242,9 +257,14 @@ class CheckpointFeed:
         return [self.name, [self.ref]]
 
 
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        fail(f"{message} (oware-ray train --help)")
+
+
 def parse_args(argv):
-    ap = argparse.ArgumentParser(prog="oware-ray", description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="command", required=True)
+    ap = Parser(prog="oware-ray", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser)
     t = sub.add_parser("train", help="train with self-play actors on a Ray cluster")
     t.add_argument("--config", required=True, help="the run's config (TOML)")
     t.add_argument("--run-dir", required=True, help="the run directory, on the head node")
@@ -305,13 +325,20 @@ def train(args):
     cmd = [oware, "train", "--config", str(cfg_path), "--run-dir", str(run), "--no-progress"]
     for s in learner_sets(args, config):
         cmd += ["--set", s]
-    # Its own session: a terminal's Ctrl-C reaches it once, forwarded from here.
-    learner = subprocess.Popen(cmd, start_new_session=True)
-    # The learner has the run (its lock) and a checkpoint once RUN/checkpoints/latest
-    # names one and RUN/config.toml is written.
-    while not ((run / "checkpoints" / "latest").exists() and (run / "config.toml").exists()):
+    # Its own session: a terminal's Ctrl-C reaches it once, forwarded from here. If this
+    # process dies, even by SIGKILL, the learner gets SIGTERM and stops cleanly (Linux).
+    learner = subprocess.Popen(cmd, start_new_session=True, preexec_fn=_term_with_parent)
+    # The learner has the run once RUN/lock holds its pid, and a checkpoint once
+    # RUN/checkpoints/latest names one (RUN/config.toml is written before).
+    while True:
         if learner.poll() is not None:
-            return learner.returncode
+            return exit_code(learner.returncode)
+        try:
+            locked = (run / "lock").read_text().strip() == str(learner.pid)
+        except FileNotFoundError:
+            locked = False
+        if locked and (run / "checkpoints" / "latest").exists() and (run / "config.toml").exists():
+            break
         time.sleep(0.1)
     start = next_start(run)
     log(f"start {start} of this run; learner pid {learner.pid}")
@@ -330,11 +357,17 @@ def train(args):
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
 
-    if args.address:
-        ray.init(address=args.address, logging_level="WARNING", log_to_driver=False)
-    else:
-        ray.init(num_cpus=args.num_cpus, logging_level="WARNING", log_to_driver=False,
-                 include_dashboard=False)
+    try:
+        if args.address:
+            ray.init(address=args.address, logging_level="WARNING", log_to_driver=False)
+        else:
+            ray.init(num_cpus=args.num_cpus, logging_level="WARNING", log_to_driver=False,
+                     include_dashboard=False)
+    except Exception as e:  # noqa: BLE001 - any failure to reach Ray ends the run here
+        learner.send_signal(signal.SIGTERM)
+        learner.wait()
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        fail(f"cannot start or join Ray (--address {args.address or 'none'}): {first}")
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
 
@@ -439,7 +472,7 @@ def train(args):
                 pass
         ray.shutdown()
     log(f"learner exited with code {code}")
-    return code
+    return exit_code(code)
 
 
 def main(argv=None):
