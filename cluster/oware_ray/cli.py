@@ -453,7 +453,7 @@ def train(args):
             if time.time() - t_report >= 30:
                 dt = time.time() - t_report
                 log(f"{chunks_since} chunks, {games_since} games in {dt:.0f}s "
-                    f"({games_since / dt:.1f} games/s); workers have {feed.name}")
+                    f"({games_since / dt:.1f} games/s); newest checkpoint {feed.name}")
                 t_report = time.time()
                 games_since = chunks_since = 0
     finally:
