@@ -601,8 +601,9 @@ pub fn train(
         // this iteration made itself.
         let need = t.min_new_samples.saturating_sub(out.samples.len() as u64);
         if need > 0 {
+            let now = base_wall + session.elapsed().as_secs_f64();
             let deadline = (t.time_limit_minutes > 0.0)
-                .then(|| Duration::from_secs_f64((t.time_limit_minutes * 60.0 - wall).max(0.0)));
+                .then(|| Duration::from_secs_f64((t.time_limit_minutes * 60.0 - now).max(0.0)));
             match wait_for_samples(&run, &state.consumed, rules, need, deadline, &log)? {
                 Waited::Enough => {}
                 Waited::Stopped => {
