@@ -28,7 +28,9 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Removes the temporary files [`atomic_write`] leaves when its process is killed
-/// mid-write (`.NAME.tmp-PID` whose process is gone), in `dir` and the folders below it.
+/// mid-write (`.NAME.tmp-PID` whose process is gone), and the temporary folders of a
+/// checkpoint save killed the same way (`NAME.tmp-PID-NANOS`), in `dir` and the folders
+/// below it.
 /// Those of a live process (another writer at work) are left alone. Returns how many
 /// went.
 pub fn remove_stale_temps(dir: &Path) -> usize {
@@ -39,12 +41,25 @@ pub fn remove_stale_temps(dir: &Path) -> usize {
     for e in entries.filter_map(|e| e.ok()) {
         let path = e.path();
         let Ok(kind) = e.file_type() else { continue };
-        if kind.is_dir() {
-            removed += remove_stale_temps(&path);
-            continue;
-        }
         let name = e.file_name();
         let Some(name) = name.to_str() else { continue };
+        if kind.is_dir() {
+            // A checkpoint's temporary folder (`NAME.tmp-PID-NANOS`, net::checkpoint).
+            let pid = name
+                .rsplit_once(".tmp-")
+                .and_then(|(_, rest)| rest.split_once('-'))
+                .and_then(|(pid, _)| pid.parse::<i32>().ok());
+            match pid {
+                Some(pid) if !process_alive(pid) => {
+                    if fs::remove_dir_all(&path).is_ok() {
+                        removed += 1;
+                    }
+                }
+                Some(_) => {}
+                None => removed += remove_stale_temps(&path),
+            }
+            continue;
+        }
         let Some(pid) = name
             .strip_prefix('.')
             .and_then(|n| n.rsplit_once(".tmp-"))
@@ -94,9 +109,18 @@ mod tests {
         for f in &files {
             fs::write(f, b"x").unwrap();
         }
-        assert_eq!(remove_stale_temps(d.path()), 2);
+        // Checkpoint folders being written: a killed writer's, a live one's.
+        let cks = d.path().join("checkpoints");
+        let dead_ck = cks.join(format!("iter-0003.tmp-{dead}-123456"));
+        let live_ck = cks.join(format!("iter-0004.tmp-{mine}-123456"));
+        for c in [&dead_ck, &live_ck] {
+            fs::create_dir_all(c).unwrap();
+            fs::write(c.join("model.bpk"), b"x").unwrap();
+        }
+        assert_eq!(remove_stale_temps(d.path()), 3);
         let left: Vec<bool> = files.iter().map(|f| f.exists()).collect();
         assert_eq!(left, [false, false, true, true, true]);
+        assert!(!dead_ck.exists() && live_ck.exists());
         assert!(process_alive(mine as i32) && !process_alive(dead));
     }
 
