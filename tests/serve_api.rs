@@ -15,7 +15,9 @@ use serve_support::{Server, agent, get, post};
 fn bad(answer: (u16, Value), status: u16, mentions: &str) {
     let (s, v) = answer;
     assert_eq!(s, status, "{v}");
-    let e = v["error"].as_str().unwrap_or_else(|| panic!("no error text: {v}"));
+    let e = v["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error text: {v}"));
     assert!(e.contains(mentions), "'{e}' does not mention '{mentions}'");
 }
 
@@ -57,17 +59,29 @@ fn health_position_and_bad_requests() {
 
     // Bad input: 400 with a message naming what was wrong.
     bad(post(&a, &pos, r#"{"fen": "1-2-3"}"#), 400, "fen");
-    bad(post(&a, &pos, r#"{"fen": "4-4-4-4-4-4-4-4-4-4-4-4-0-1-S"}"#), 400, "add up");
+    bad(
+        post(&a, &pos, r#"{"fen": "4-4-4-4-4-4-4-4-4-4-4-4-0-1-S"}"#),
+        400,
+        "add up",
+    );
     bad(post(&a, &pos, r#"{"moves": "FF"}"#), 400, "after 1 moves");
     bad(post(&a, &pos, r#"{"moves": "Fz"}"#), 400, "'z'");
     bad(post(&a, &pos, r#"{"rules": "chess"}"#), 400, "chess");
-    bad(post(&a, &pos, r#"{"fenn": "x"}"#), 400, "unknown field `fenn`");
+    bad(
+        post(&a, &pos, r#"{"fenn": "x"}"#),
+        400,
+        "unknown field `fenn`",
+    );
     bad(post(&a, &pos, r#"{"moves": 5}"#), 400, "moves");
     bad(post(&a, &pos, "{not json"), 400, "request body");
     bad(post(&a, &pos, "[]"), 400, "request body");
     let long = format!(r#"{{"moves": "{}"}}"#, "F".repeat(200_000));
     bad(post(&a, &pos, &long), 413, "length limit");
-    bad(get(&a, &srv.url("/api/v1/nothing")), 404, "no such endpoint");
+    bad(
+        get(&a, &srv.url("/api/v1/nothing")),
+        404,
+        "no such endpoint",
+    );
     bad(get(&a, &pos), 405, "does not take GET");
     bad(post(&a, &srv.url("/api/v1/health"), "{}"), 405, "POST");
     let pz = |q: &str| get(&a, &srv.url(&format!("/api/v1/puzzles{q}")));
@@ -83,9 +97,24 @@ fn health_position_and_bad_requests() {
     let html = r.body_mut().read_to_string().unwrap();
     assert!(html.contains("<script src=\"/app.js\""));
     let r = a.get(srv.url("/app.js")).call().unwrap();
-    assert_eq!(r.headers()["content-type"], "text/javascript; charset=utf-8");
-    assert!(r.headers()["content-security-policy"].to_str().unwrap().contains("default-src 'self'"));
-    assert_eq!(a.get(srv.url("/secret.txt")).call().unwrap().status().as_u16(), 404);
+    assert_eq!(
+        r.headers()["content-type"],
+        "text/javascript; charset=utf-8"
+    );
+    assert!(
+        r.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .contains("default-src 'self'")
+    );
+    assert_eq!(
+        a.get(srv.url("/secret.txt"))
+            .call()
+            .unwrap()
+            .status()
+            .as_u16(),
+        404
+    );
 
     // Still healthy after all that.
     assert_eq!(get(&a, &srv.url("/api/v1/health")).0, 200);
@@ -103,7 +132,12 @@ fn bestmove_levels_and_limits() {
     assert_eq!(v["level"], "strong");
     assert_eq!(v["simulations"], 400);
     assert!(v["pv"].as_str().unwrap().starts_with(mv));
-    let total: f64 = v["policy"].as_object().unwrap().values().map(|p| p.as_f64().unwrap()).sum();
+    let total: f64 = v["policy"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|p| p.as_f64().unwrap())
+        .sum();
     assert!((total - 1.0).abs() < 1e-3, "{v}");
     assert!(v["value"].as_f64().unwrap().abs() <= 1.0);
 
@@ -118,7 +152,11 @@ fn bestmove_levels_and_limits() {
     assert_eq!(v["level"], Value::Null);
 
     for level in ["novice", "amateur", "master"] {
-        let (s, v) = post(&a, &url, &format!(r#"{{"moves": "F", "level": "{level}"}}"#));
+        let (s, v) = post(
+            &a,
+            &url,
+            &format!(r#"{{"moves": "F", "level": "{level}"}}"#),
+        );
         assert_eq!(s, 200, "{v}");
         assert!("abcdef".contains(v["move"].as_str().unwrap()), "{v}");
     }
@@ -127,12 +165,28 @@ fn bestmove_levels_and_limits() {
     assert_eq!(s, 200, "{v}");
     assert!(t0.elapsed() < Duration::from_secs(5));
 
-    bad(post(&a, &url, r#"{"sims": 5000}"#), 400, "expected 1 to 2000");
+    bad(
+        post(&a, &url, r#"{"sims": 5000}"#),
+        400,
+        "expected 1 to 2000",
+    );
     bad(post(&a, &url, r#"{"sims": 0}"#), 400, "sims 0");
     bad(post(&a, &url, r#"{"sims": -1}"#), 400, "-1");
-    bad(post(&a, &url, r#"{"movetime_ms": 999999999}"#), 400, "movetime_ms");
-    bad(post(&a, &url, r#"{"level": "strong", "sims": 10}"#), 400, "not both");
-    bad(post(&a, &url, r#"{"level": "godlike"}"#), 400, "novice, amateur");
+    bad(
+        post(&a, &url, r#"{"movetime_ms": 999999999}"#),
+        400,
+        "movetime_ms",
+    );
+    bad(
+        post(&a, &url, r#"{"level": "strong", "sims": 10}"#),
+        400,
+        "not both",
+    );
+    bad(
+        post(&a, &url, r#"{"level": "godlike"}"#),
+        400,
+        "novice, amateur",
+    );
     bad(
         post(
             &a,
@@ -169,7 +223,14 @@ fn analyze_grades_moves() {
 
     let (s, v) = post(&a, &url, r#"{"moves": "FfBeAd", "sims": 50}"#);
     assert_eq!(s, 200, "{v}");
-    let grades = ["best", "excellent", "good", "inaccuracy", "mistake", "blunder"];
+    let grades = [
+        "best",
+        "excellent",
+        "good",
+        "inaccuracy",
+        "mistake",
+        "blunder",
+    ];
     for p in v["plies"].as_array().unwrap() {
         assert!(grades.contains(&p["grade"].as_str().unwrap()), "{p}");
         assert!((0.0..=2.0).contains(&p["loss"].as_f64().unwrap()));
@@ -177,9 +238,21 @@ fn analyze_grades_moves() {
     assert_eq!(v["result"], Value::Null);
 
     bad(post(&a, &url, "{}"), 400, "moves: missing");
-    bad(post(&a, &url, r#"{"moves": "F", "sims": 0}"#), 400, "sims 0");
-    bad(post(&a, &url, r#"{"moves": "F", "sims": 100000}"#), 400, "cap");
-    bad(post(&a, &url, r#"{"moves": "F", "level": "strong"}"#), 400, "unknown field `level`");
+    bad(
+        post(&a, &url, r#"{"moves": "F", "sims": 0}"#),
+        400,
+        "sims 0",
+    );
+    bad(
+        post(&a, &url, r#"{"moves": "F", "sims": 100000}"#),
+        400,
+        "cap",
+    );
+    bad(
+        post(&a, &url, r#"{"moves": "F", "level": "strong"}"#),
+        400,
+        "unknown field `level`",
+    );
 }
 
 #[test]
@@ -203,7 +276,10 @@ fn puzzles_have_exactly_one_winning_move() {
     assert_eq!(list.len(), 2, "the generator stops at --puzzles");
     let mut ab = AlphaBeta::new(RuleSet::abapa(), 16);
     for p in &list {
-        let mut g = Game::new(RuleSet::abapa(), p["fen"].as_str().unwrap().parse::<Position>().unwrap());
+        let mut g = Game::new(
+            RuleSet::abapa(),
+            p["fen"].as_str().unwrap().parse::<Position>().unwrap(),
+        );
         g.play_text(p["moves"].as_str().unwrap()).unwrap();
         assert_eq!(g.position().to_string(), p["position"], "{p}");
         let proof = unique_win(&g, &mut ab, &ProofLimits::default()).expect("a unique win");
@@ -223,7 +299,14 @@ fn puzzles_have_exactly_one_winning_move() {
 #[test]
 fn a_full_queue_is_answered_503_and_the_server_recovers() {
     let srv = Server::start(&[
-        "--puzzles", "0", "--searchers", "1", "--queue", "1", "--max-sims", "200000",
+        "--puzzles",
+        "0",
+        "--searchers",
+        "1",
+        "--queue",
+        "1",
+        "--max-sims",
+        "200000",
     ]);
     let url = srv.url("/api/v1/bestmove");
     // Each search runs its full 400 ms; with one searcher and one queue place, at most

@@ -57,13 +57,21 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
     // Play a whole game at the novice level by clicks, animations off.
     b.goto(&srv.url("/?level=novice&anim=0"));
     b.wait_idle();
-    assert_eq!(b.exec("return document.querySelectorAll('.pit').length;", json!([])), 12);
+    assert_eq!(
+        b.exec(
+            "return document.querySelectorAll('.pit').length;",
+            json!([])
+        ),
+        12
+    );
     assert!(b.text("#model").contains("abapa"), "{}", b.text("#model"));
     let mut clicks = 0;
     loop {
         b.wait_idle();
-        if b.exec("return document.querySelector('#status').classList.contains('over');", json!([]))
-            == Value::Bool(true)
+        if b.exec(
+            "return document.querySelector('#status').classList.contains('over');",
+            json!([]),
+        ) == Value::Bool(true)
         {
             break;
         }
@@ -73,12 +81,19 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
             json!([]),
         );
         let legal: Vec<String> = serde_json::from_value(legal).unwrap();
-        assert!(!legal.is_empty(), "no playable pit and no result: {}", b.text("#status"));
+        assert!(
+            !legal.is_empty(),
+            "no playable pit and no result: {}",
+            b.text("#status")
+        );
         let letter = legal.last().unwrap();
         let before = moves_listed(b);
         b.click(&format!(".pit[data-letter='{letter}']"));
         b.wait_idle();
-        assert!(moves_listed(b) > before, "the click on {letter} played nothing");
+        assert!(
+            moves_listed(b) > before,
+            "the click on {letter} played nothing"
+        );
         clicks += 1;
         if clicks == 6 {
             b.screenshot(&dir.join("play.png"));
@@ -91,7 +106,10 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
         "the ending is not in words: {over}"
     );
     let url = b.exec("return location.search;", json!([]));
-    assert!(url.as_str().unwrap().contains("moves="), "the game is not in the URL: {url}");
+    assert!(
+        url.as_str().unwrap().contains("moves="),
+        "the game is not in the URL: {url}"
+    );
     b.screenshot(&dir.join("game-over.png"));
     let played = moves_listed(b);
 
@@ -99,7 +117,11 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
     b.click("#undo");
     b.wait_idle();
     assert!(moves_listed(b) < played);
-    assert!(b.text("#status").contains("Took back"), "{}", b.text("#status"));
+    assert!(
+        b.text("#status").contains("Took back"),
+        "{}",
+        b.text("#status")
+    );
     assert_eq!(b.text("#banner"), "your move");
     b.screenshot(&dir.join("undo.png"));
 
@@ -110,8 +132,16 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
         "const e = document.querySelector('#row-bottom .pit.hint'); return e ? e.dataset.letter : null;",
         json!([]),
     );
-    assert!(hinted.is_string(), "no pit marked; status: {}", b.text("#status"));
-    assert!(b.text("#status").starts_with("Hint: "), "{}", b.text("#status"));
+    assert!(
+        hinted.is_string(),
+        "no pit marked; status: {}",
+        b.text("#status")
+    );
+    assert!(
+        b.text("#status").starts_with("Hint: "),
+        "{}",
+        b.text("#status")
+    );
     b.screenshot(&dir.join("hint.png"));
 
     // The analysis of the game so far: a value graph and one graded row per move.
@@ -122,9 +152,17 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
         "return document.querySelectorAll('#analysis-table tbody tr').length;",
         json!([]),
     );
-    assert_eq!(rows.as_u64(), Some(moves_listed(b)), "{}", b.text("#analysis-status"));
+    assert_eq!(
+        rows.as_u64(),
+        Some(moves_listed(b)),
+        "{}",
+        b.text("#analysis-status")
+    );
     assert!(b.find("#graph path.line").is_some(), "no value graph");
-    assert!(b.find("#board .pit.played").is_some(), "the move played is not shown");
+    assert!(
+        b.find("#board .pit.played").is_some(),
+        "the move played is not shown"
+    );
     // Our own moves at this level are poor: some row names a better move, and
     // selecting it marks that move on the board.
     b.click("#analysis-table tbody tr:last-child");
@@ -152,7 +190,10 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
         180,
         "a puzzle",
     );
-    let fen = b.exec("return document.querySelector('#board').dataset.fen;", json!([]));
+    let fen = b.exec(
+        "return document.querySelector('#board').dataset.fen;",
+        json!([]),
+    );
     let (_, list) = get(&agent(), &srv.url("/api/v1/puzzles?n=50"));
     let puzzle = list
         .as_array()
@@ -171,14 +212,20 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
         b.click(&format!(".pit[data-letter='{wrong}']"));
         b.wait_idle();
         assert_eq!(
-            b.exec("return document.querySelector('#puzzle-status').dataset.state;", json!([])),
+            b.exec(
+                "return document.querySelector('#puzzle-status').dataset.state;",
+                json!([])
+            ),
             "wrong"
         );
     }
     b.click(&format!(".pit[data-letter='{solution}']"));
     b.wait_idle();
     assert_eq!(
-        b.exec("return document.querySelector('#puzzle-status').dataset.state;", json!([])),
+        b.exec(
+            "return document.querySelector('#puzzle-status').dataset.state;",
+            json!([])
+        ),
         "solved",
         "{}",
         b.text("#puzzle-status")
@@ -188,11 +235,21 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
 
     // A bad game record is refused in words, and the game stays.
     b.click("#tab-play");
-    b.exec("document.querySelector('#record-box').open = true;", json!([]));
-    b.exec("document.querySelector('#record').value = 'FFF';", json!([]));
+    b.exec(
+        "document.querySelector('#record-box').open = true;",
+        json!([]),
+    );
+    b.exec(
+        "document.querySelector('#record').value = 'FFF';",
+        json!([]),
+    );
     b.click("#load");
     b.wait_idle();
-    assert!(b.text("#status").contains("after 1 moves"), "{}", b.text("#status"));
+    assert!(
+        b.text("#status").contains("after 1 moves"),
+        "{}",
+        b.text("#status")
+    );
 
     println!(
         "browser test: {clicks} clicks, {} s; screenshots in {}",

@@ -80,6 +80,11 @@ fn bestmove_strong_under_load() {
         pct(1.0),
         errors.len()
     );
-    assert!(errors.is_empty(), "{} errors, first: {}", errors.len(), errors[0]);
+    assert!(
+        errors.is_empty(),
+        "{} errors, first: {}",
+        errors.len(),
+        errors[0]
+    );
     assert!(!lat.is_empty());
 }

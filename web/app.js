@@ -501,8 +501,12 @@ function showPly(i) {
   t += `. Value ${fmtValue(p.value_before)} before, ${fmtValue(p.value_after)} after` + (p.loss > 0 ? `, ${p.loss.toFixed(2)} lost.` : '.') + proof;
   say(t);
   for (const tr of document.querySelectorAll('#analysis-table tbody tr')) tr.classList.toggle('sel', tr.dataset.ply === String(i));
+  // Scroll the table only (scrollIntoView would scroll the page too).
   const row = document.querySelector(`#analysis-table tbody tr[data-ply="${i}"]`);
-  row?.scrollIntoView({ block: 'nearest' });
+  const wrap = document.querySelector('.table-wrap');
+  if (row && (row.offsetTop < wrap.scrollTop + 30 || row.offsetTop > wrap.scrollTop + wrap.clientHeight - 30)) {
+    wrap.scrollTop = row.offsetTop - wrap.clientHeight / 2;
+  }
   const n = rv.plies.length;
   const cx = n <= 1 ? 300 : 8 + (600 - 16) * (i - 1) / n;
   const c = $('#graph-cursor');

@@ -69,7 +69,10 @@ pub fn run(a: Args) -> Result<()> {
         );
     }
     if a.max_movetime_ms == 0 || a.max_movetime_ms > 600_000 {
-        bail!("--max-movetime-ms {}: expected 1 to 600000", a.max_movetime_ms);
+        bail!(
+            "--max-movetime-ms {}: expected 1 to 600000",
+            a.max_movetime_ms
+        );
     }
     let addr: SocketAddr = (a.host.as_str(), a.port)
         .to_socket_addrs()
@@ -115,7 +118,15 @@ pub fn run(a: Args) -> Result<()> {
             evaluators,
             puzzle_evaluator,
             rules,
-            model: format!("{} (step {})", a.model.display(), manifest.step),
+            // The checkpoint's name, not its path: the page shows it.
+            model: format!(
+                "{} (step {})",
+                a.model.file_name().map_or_else(
+                    || a.model.display().to_string(),
+                    |n| n.to_string_lossy().into_owned()
+                ),
+                manifest.step
+            ),
             limits,
             seed: a.seed,
         },

@@ -119,7 +119,13 @@ pub fn router(state: Arc<AppState>) -> Router {
 pub fn serve(listener: std::net::TcpListener, setup: ServeSetup) -> anyhow::Result<()> {
     let book = Arc::new(PuzzleBook::default());
     if let Some(ev) = setup.puzzle_evaluator {
-        puzzles::spawn_generator(ev, setup.rules, book.clone(), setup.limits.puzzles, setup.seed)?;
+        puzzles::spawn_generator(
+            ev,
+            setup.rules,
+            book.clone(),
+            setup.limits.puzzles,
+            setup.seed,
+        )?;
     }
     let state = Arc::new(AppState {
         pool: SearchPool::new(setup.evaluators, setup.limits.queue, setup.limits.max_sims),

@@ -78,6 +78,8 @@ pub enum PoolError {
 /// Search threads behind a bounded queue.
 pub struct SearchPool {
     jobs: SyncSender<Job>,
+    /// Kept so the queue stays open even with no thread (the tests' pool).
+    _jobs_out: Arc<Mutex<Receiver<Job>>>,
     queue: usize,
     max_simulations: u32,
 }
@@ -98,6 +100,7 @@ impl SearchPool {
         }
         SearchPool {
             jobs,
+            _jobs_out: rx,
             queue,
             max_simulations,
         }
@@ -186,7 +189,11 @@ fn worker(
 
 /// One search of `job` in slot 0 of `search`, stepped until its simulations are done or
 /// its time is up.
-fn run_search(search: &mut BatchSearch, evaluator: &mut dyn Evaluator, job: &SearchJob) -> SearchAnswer {
+fn run_search(
+    search: &mut BatchSearch,
+    evaluator: &mut dyn Evaluator,
+    job: &SearchJob,
+) -> SearchAnswer {
     let started = Instant::now();
     let deadline = started + job.movetime;
     search.set_game(0, job.game.clone());

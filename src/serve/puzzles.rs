@@ -304,7 +304,14 @@ mod tests {
     #[test]
     fn generated_puzzles_are_proved_and_replayable() {
         let book = Arc::new(PuzzleBook::default());
-        spawn_generator(Box::new(UniformEvaluator), RuleSet::abapa(), book.clone(), 2, 7).unwrap();
+        spawn_generator(
+            Box::new(UniformEvaluator),
+            RuleSet::abapa(),
+            book.clone(),
+            2,
+            7,
+        )
+        .unwrap();
         let t0 = std::time::Instant::now();
         while book.len() < 2 {
             assert!(t0.elapsed().as_secs() < 120, "no puzzles after 2 minutes");

@@ -7,10 +7,26 @@ use axum::response::{IntoResponse, Response};
 
 /// (name, content type, body) of every file the app is made of.
 const FILES: [(&str, &str, &str); 4] = [
-    ("index.html", "text/html; charset=utf-8", include_str!("../../web/index.html")),
-    ("app.css", "text/css; charset=utf-8", include_str!("../../web/app.css")),
-    ("app.js", "text/javascript; charset=utf-8", include_str!("../../web/app.js")),
-    ("favicon.svg", "image/svg+xml", include_str!("../../web/favicon.svg")),
+    (
+        "index.html",
+        "text/html; charset=utf-8",
+        include_str!("../../web/index.html"),
+    ),
+    (
+        "app.css",
+        "text/css; charset=utf-8",
+        include_str!("../../web/app.css"),
+    ),
+    (
+        "app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../web/app.js"),
+    ),
+    (
+        "favicon.svg",
+        "image/svg+xml",
+        include_str!("../../web/favicon.svg"),
+    ),
 ];
 
 /// The page may load only its own files and talk only to its own server.
