@@ -72,9 +72,9 @@ fn health_position_and_bad_requests() {
         400,
         "unknown field `fenn`",
     );
-    bad(post(&a, &pos, r#"{"moves": 5}"#), 400, "moves");
+    bad(post(&a, &pos, r#"{"moves": 5}"#), 400, "expected a string");
     bad(post(&a, &pos, "{not json"), 400, "request body");
-    bad(post(&a, &pos, "[]"), 400, "request body");
+    bad(post(&a, &pos, "[]"), 400, "expected a JSON object");
     let long = format!(r#"{{"moves": "{}"}}"#, "F".repeat(200_000));
     bad(post(&a, &pos, &long), 413, "length limit");
     bad(

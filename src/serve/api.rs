@@ -100,7 +100,14 @@ fn parse_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Resul
     let text =
         std::str::from_utf8(&bytes).map_err(|_| ApiError::bad("request body: not UTF-8 text"))?;
     let text = if text.trim().is_empty() { "{}" } else { text };
-    serde_json::from_str(text).map_err(|e| ApiError::bad(format!("request body: {e}")))
+    let v: Value =
+        serde_json::from_str(text).map_err(|e| ApiError::bad(format!("request body: {e}")))?;
+    // serde would also read a struct from an array of its fields in order; only an
+    // object names them.
+    if !v.is_object() {
+        return Err(ApiError::bad("request body: expected a JSON object"));
+    }
+    serde_json::from_value(v).map_err(|e| ApiError::bad(format!("request body: {e}")))
 }
 
 /// The position fields every request may carry.
@@ -431,7 +438,7 @@ pub async fn analyze(
     )?;
     let sims = match r.sims {
         None => l.analyze_sims,
-        Some(n) if n >= 1 && n <= l.max_analyze_sims as u64 => n as u32,
+        Some(n) if (1..=l.max_analyze_sims as u64).contains(&n) => n as u32,
         Some(n) => {
             return Err(ApiError::bad(format!(
                 "sims {n}: expected 1 to {} (this server's cap for analysis)",
@@ -632,5 +639,7 @@ mod tests {
             "{e:?}"
         );
         assert!(parse_body::<PositionRequest>(body("[1,2")).is_err());
+        let e = parse_body::<PositionRequest>(body("[null, null, null]")).unwrap_err();
+        assert!(e.message.contains("JSON object"), "{e:?}");
     }
 }
