@@ -6,7 +6,7 @@ mod serve_support;
 use std::time::{Duration, Instant};
 
 use oware_zero::game::{Game, Position, RuleSet, move_letter};
-use oware_zero::search::AlphaBeta;
+use oware_zero::search::{AlphaBeta, Limits};
 use oware_zero::serve::puzzles::{ProofLimits, unique_win};
 use serde_json::Value;
 use serve_support::{Server, agent, get, post};
@@ -331,4 +331,78 @@ fn a_full_queue_is_answered_503_and_the_server_recovers() {
     }
     let a = agent();
     assert_eq!(post(&a, &url, r#"{"sims": 50}"#).0, 200);
+}
+
+/// The next number of a small linear congruential generator (the test's own boards).
+fn lcg(x: &mut u64) -> u64 {
+    *x = x
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    *x >> 33
+}
+
+#[test]
+fn with_tables_bestmove_keeps_the_result_a_solving_search_proves() {
+    let tb = concat!(env!("CARGO_MANIFEST_DIR"), "/tablebases/abapa");
+    let srv = Server::start(&["--puzzles", "0", "--searchers", "1", "--tb", tb]);
+    let a = agent();
+    let (_, h) = get(&a, &srv.url("/api/v1/health"));
+    assert_eq!(h["tablebase"]["max_seeds"], 12, "{h}");
+    assert_eq!(h["tablebase"]["rules"], "abapa", "{h}");
+
+    // Boards of 5 to 9 seeds: the shipped tables (≤ 12 seeds) cover them and every
+    // position after them. An independent check: alpha-beta, which knows nothing of
+    // the tables, searching to the end of the game.
+    let rules = RuleSet::abapa();
+    let mut ab = AlphaBeta::new(rules, 16);
+    let mut x = 11u64;
+    let (mut checked, mut decided) = (0, 0);
+    while checked < 40 {
+        let n = 5 + (lcg(&mut x) % 5) as u32;
+        let mut pits = [0u32; 12];
+        for _ in 0..n {
+            pits[(lcg(&mut x) % 12) as usize] += 1;
+        }
+        let south = 20 + (lcg(&mut x) % 4) as u32;
+        let north = 48 - n - south;
+        let side = if lcg(&mut x) % 2 == 0 { "S" } else { "N" };
+        let board: Vec<String> = pits.iter().map(|p| p.to_string()).collect();
+        let fen = format!("{}-{south}-{north}-{side}", board.join("-"));
+        let pos: Position = fen.parse().unwrap();
+        let game = Game::new(rules, pos);
+        if game.outcome().is_some() {
+            continue;
+        }
+        let (s, v) = post(
+            &a,
+            &srv.url("/api/v1/bestmove"),
+            &format!(r#"{{"fen": "{fen}", "sims": 200}}"#),
+        );
+        assert_eq!(s, 200, "{fen}: {v}");
+        let t = &v["tablebase"];
+        let keep = t["keep"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{fen}: no table result: {v}"));
+        let chosen = v["move"].as_str().unwrap();
+        assert!(
+            keep.contains(chosen),
+            "{fen}: the search chose {chosen}, but only {keep} keep the {}",
+            t["outcome"]
+        );
+        let r = ab.search(
+            &game,
+            &Limits {
+                depth: Some(40),
+                nodes: Some(3_000_000),
+                movetime: None,
+            },
+        );
+        if r.is_decided() {
+            decided += 1;
+            let proved = if r.score_cp > 0 { "win" } else { "loss" };
+            assert_eq!(t["outcome"], proved, "{fen}: {v}");
+        }
+        checked += 1;
+    }
+    assert!(decided >= 10, "only {decided} of 40 boards were solved");
 }

@@ -40,6 +40,11 @@ pub struct Args {
     /// Puzzles to find in self-play games after start-up (0: none).
     #[arg(long, default_value_t = 60)]
     puzzles: usize,
+    /// Endgame tables (`oware tablebase build`): searches end at the positions they
+    /// cover, analysis takes exact results from them, and `bestmove` reports the result
+    /// with best play.
+    #[arg(long)]
+    tb: Option<PathBuf>,
     /// Seed of the puzzle games.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -82,6 +87,7 @@ pub fn run(a: Args) -> Result<()> {
 
     let (first, manifest) = load(&a.model)?;
     let rules = manifest.rule_set()?;
+    let tablebase = super::open_tablebase(a.tb.as_deref(), rules)?;
     let mut evaluators = vec![first];
     for _ in 1..searchers {
         evaluators.push(load(&a.model)?.0);
@@ -129,6 +135,8 @@ pub fn run(a: Args) -> Result<()> {
             ),
             limits,
             seed: a.seed,
+            trained: manifest.search_settings(),
+            tablebase,
         },
     )
 }

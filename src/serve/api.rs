@@ -17,12 +17,15 @@ use serde_json::{Value, json};
 use super::ServeLimits;
 use super::pool::{PoolError, SearchJob, SearchPool};
 use super::puzzles::PuzzleBook;
+use crate::arena::accuracy::Judged;
 use crate::engine::Level;
 use crate::engine::analysis::ReviewConfig;
 use crate::engine::mcts::line_letters;
 use crate::game::{EndReason, Game, MoveInfo, Outcome, Position, RuleSet, Side, mask_letters};
 use crate::game::{move_letter, parse_moves};
 use crate::rng::Rng;
+use crate::search::mcts::MctsConfig;
+use crate::tablebase::Tablebase;
 
 /// What the handlers share.
 pub struct AppState {
@@ -38,6 +41,41 @@ pub struct AppState {
     pub limits: ServeLimits,
     /// Draws the puzzles a request gets.
     pub rng: Mutex<Rng>,
+    /// The model's search settings (for `analyze`).
+    pub trained: MctsConfig,
+    /// Endgame tables, if the server was given some.
+    pub tablebase: Option<Arc<Tablebase>>,
+}
+
+impl AppState {
+    /// The tables, if they are for `rules`.
+    fn tables_for(&self, rules: RuleSet) -> Option<Arc<Tablebase>> {
+        self.tablebase.clone().filter(|tb| tb.rules() == rules)
+    }
+}
+
+/// What the tables say of `pos` under `rules`: the result with best play for the mover
+/// and the moves that keep it; `null` where they do not cover the position.
+fn table_json(tb: Option<&Tablebase>, pos: &Position) -> Value {
+    let Some(tb) = tb else { return Value::Null };
+    let (Some(p), Some(j)) = (tb.probe(pos), Judged::new(tb, pos)) else {
+        return Value::Null;
+    };
+    let best = j.best_outcome();
+    let keep: String = (0..6)
+        .filter(|&a| j.outcomes[a].is_some_and(|o| o.score() == best))
+        .map(|a| move_letter(pos.side, a))
+        .collect();
+    let margins: serde_json::Map<String, Value> = (0..6)
+        .filter_map(|a| Some((move_letter(pos.side, a).to_string(), json!(j.margins[a]?))))
+        .collect();
+    json!({
+        "outcome": p.outcome.name(),
+        "margin": p.value,
+        "keep": keep,
+        "moves": margins,
+        "history_free": true,
+    })
 }
 
 /// An answer with a status other than 200 and a body `{"error": "…"}`.
@@ -290,6 +328,10 @@ pub async fn health(State(s): State<Arc<AppState>>) -> ApiResult {
             "max_body_bytes": l.max_body_bytes,
         },
         "puzzles_ready": s.book.len(),
+        "tablebase": s.tablebase.as_ref().map(|tb| json!({
+            "rules": tb.rules().name(),
+            "max_seeds": tb.max_seeds(),
+        })),
     }))
 }
 
@@ -414,6 +456,7 @@ pub async fn bestmove(
         "simulations": a.simulations,
         "elapsed_ms": a.elapsed.as_secs_f64() * 1000.0,
         "level": level.map(|l| l.name()),
+        "tablebase": table_json(s.tables_for(rules).as_deref(), &pos),
     }))
 }
 
@@ -450,6 +493,8 @@ pub async fn analyze(
         simulations: sims,
         exact_depth: l.analyze_exact_depth,
         exact_nodes: l.analyze_exact_nodes,
+        tablebase: s.tables_for(b.game.rules()),
+        trained: s.trained.clone(),
     };
     let game = b.game;
     let reviews = s.pool.review(game.clone(), cfg).await?;

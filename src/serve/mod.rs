@@ -29,6 +29,8 @@ use self::puzzles::PuzzleBook;
 use crate::game::RuleSet;
 use crate::rng::Rng;
 use crate::search::Evaluator;
+use crate::search::mcts::MctsConfig;
+use crate::tablebase::Tablebase;
 
 /// The caps on the work one request may cause.
 #[derive(Clone, Debug)]
@@ -92,6 +94,12 @@ pub struct ServeSetup {
     pub limits: ServeLimits,
     /// Seed of the puzzle games and of the puzzle draws.
     pub seed: u64,
+    /// The search settings the model was trained with (its manifest's): searches use
+    /// their PUCT constants ([`MctsConfig::anytime`]).
+    pub trained: MctsConfig,
+    /// Endgame tables (`--tb`): searches end at the positions they cover, `analyze`
+    /// takes exact results from them, and `bestmove` reports the result with best play.
+    pub tablebase: Option<Arc<Tablebase>>,
 }
 
 /// The app and the API as one router.
@@ -128,7 +136,15 @@ pub fn serve(listener: std::net::TcpListener, setup: ServeSetup) -> anyhow::Resu
         )?;
     }
     let state = Arc::new(AppState {
-        pool: SearchPool::new(setup.evaluators, setup.limits.queue, setup.limits.max_sims),
+        pool: SearchPool::new(
+            setup.evaluators,
+            setup.limits.queue,
+            setup.limits.max_sims,
+            &setup.trained,
+            setup.tablebase.clone(),
+        ),
+        trained: setup.trained,
+        tablebase: setup.tablebase,
         book,
         rules: setup.rules,
         model: setup.model,

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use crate::engine::analysis::{MoveReview, ReviewConfig, review};
 use crate::game::Game;
 use crate::search::Evaluator;
-use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
+use crate::search::mcts::{BatchSearch, MctsConfig};
+use crate::tablebase::Tablebase;
 
 /// One MCTS search asked for by a request.
 #[derive(Clone, Debug)]
@@ -87,15 +88,25 @@ pub struct SearchPool {
 impl SearchPool {
     /// Starts one search thread per evaluator, taking jobs from a queue that holds at
     /// most `queue` waiting jobs. `max_simulations` sizes each thread's search tree: no
-    /// job may ask for more.
-    pub fn new(evaluators: Vec<Box<dyn Evaluator>>, queue: usize, max_simulations: u32) -> Self {
+    /// job may ask for more. The searches are anytime PUCT with the constants of
+    /// `trained` (the model's manifest, [`MctsConfig::anytime`]), and end at every
+    /// position `tablebase` covers (for a game under the table's rules).
+    pub fn new(
+        evaluators: Vec<Box<dyn Evaluator>>,
+        queue: usize,
+        max_simulations: u32,
+        trained: &MctsConfig,
+        tablebase: Option<Arc<Tablebase>>,
+    ) -> Self {
         let (jobs, rx) = sync_channel::<Job>(queue);
         let rx = Arc::new(Mutex::new(rx));
         for (i, evaluator) in evaluators.into_iter().enumerate() {
             let rx = Arc::clone(&rx);
+            let cfg = trained.anytime(max_simulations, false);
+            let tb = tablebase.clone();
             std::thread::Builder::new()
                 .name(format!("search-{i}"))
-                .spawn(move || worker(rx, evaluator, max_simulations, i as u64))
+                .spawn(move || worker(rx, evaluator, cfg, tb, i as u64))
                 .expect("spawning a search thread");
         }
         SearchPool {
@@ -151,16 +162,10 @@ impl SearchPool {
 fn worker(
     rx: Arc<Mutex<Receiver<Job>>>,
     mut evaluator: Box<dyn Evaluator>,
-    max_simulations: u32,
+    cfg: MctsConfig,
+    tablebase: Option<Arc<Tablebase>>,
     seed: u64,
 ) {
-    let cfg = MctsConfig {
-        algorithm: Algorithm::Puct,
-        simulations: max_simulations,
-        cheap_simulations: 1,
-        tree_reuse: false,
-        ..MctsConfig::default()
-    };
     let mut search: Option<BatchSearch> = None;
     loop {
         // The lock is held only while waiting for the next job.
@@ -177,7 +182,11 @@ fn worker(
                 if search.as_ref().is_some_and(|s| s.rules() != rules) {
                     search = None;
                 }
-                let s = search.get_or_insert_with(|| BatchSearch::new(cfg.clone(), rules, 1, seed));
+                let s = search.get_or_insert_with(|| {
+                    let mut s = BatchSearch::new(cfg.clone(), rules, 1, seed);
+                    s.set_tablebase(tablebase.clone().filter(|tb| tb.rules() == rules));
+                    s
+                });
                 Answer::Search(run_search(s, evaluator.as_mut(), &j))
             }
             Work::Review(game, cfg) => Answer::Review(review(&game, evaluator.as_mut(), &cfg)),
@@ -230,7 +239,7 @@ mod tests {
         let evs: Vec<Box<dyn Evaluator>> = (0..threads)
             .map(|_| Box::new(UniformEvaluator) as Box<dyn Evaluator>)
             .collect();
-        SearchPool::new(evs, queue, 1000)
+        SearchPool::new(evs, queue, 1000, &MctsConfig::default(), None)
     }
 
     fn job(fen: &str, sims: u32) -> SearchJob {
@@ -264,7 +273,7 @@ mod tests {
     #[test]
     fn a_full_queue_turns_work_away() {
         // No thread takes jobs, so the queue of one is full after one job.
-        let p = SearchPool::new(Vec::new(), 1, 100);
+        let p = SearchPool::new(Vec::new(), 1, 100, &MctsConfig::default(), None);
         let start = "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S";
         assert!(p.enqueue(Work::Search(job(start, 10))).is_ok());
         let second = p.enqueue(Work::Search(job(start, 10)));
