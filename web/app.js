@@ -473,7 +473,10 @@ function drawReview() {
     const count = (g) => mine.filter((p) => p.grade === g).length;
     const d = document.createElement('div');
     const who = side === S.human ? `You (${sideName(side)})` : `oware (${sideName(side)})`;
-    d.textContent = `${who}: ${count('best') + count('excellent')} best or excellent, ${count('good')} good, ${count('inaccuracy')} inaccuracies, ${count('mistake')} mistakes, ${count('blunder')} blunders`;
+    const n = (k, one, many) => `${k} ${k === 1 ? one : many}`;
+    d.textContent = `${who}: ${count('best') + count('excellent')} best or excellent, ${count('good')} good, ` +
+      `${n(count('inaccuracy'), 'inaccuracy', 'inaccuracies')}, ${n(count('mistake'), 'mistake', 'mistakes')}, ` +
+      `${n(count('blunder'), 'blunder', 'blunders')}`;
     sum.appendChild(d);
   }
 }

@@ -122,9 +122,9 @@ pub fn router(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
-/// Serves on `listener` until the process ends: starts the search threads and the
-/// puzzle generator, then answers requests on a small tokio runtime.
-pub fn serve(listener: std::net::TcpListener, setup: ServeSetup) -> anyhow::Result<()> {
+/// The app with everything behind it started: the search threads and the puzzle
+/// generator. [`serve`] puts it on a socket; a test or a fuzzer may call it directly.
+pub fn app(setup: ServeSetup) -> anyhow::Result<Router> {
     let book = Arc::new(PuzzleBook::default());
     if let Some(ev) = setup.puzzle_evaluator {
         puzzles::spawn_generator(
@@ -151,7 +151,12 @@ pub fn serve(listener: std::net::TcpListener, setup: ServeSetup) -> anyhow::Resu
         limits: setup.limits,
         rng: Mutex::new(Rng::new(setup.seed)),
     });
-    let app = router(state);
+    Ok(router(state))
+}
+
+/// Serves on `listener` until the process ends ([`app`] on a small tokio runtime).
+pub fn serve(listener: std::net::TcpListener, setup: ServeSetup) -> anyhow::Result<()> {
+    let app = app(setup)?;
     listener.set_nonblocking(true)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -9,7 +9,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 /// The key under which WebDriver returns an element reference.
-const ELEMENT: &str = "element-6066-11e4-a52e-4ea7f5c8a9a1";
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 /// A program on `PATH`, if there is one.
 pub fn on_path(name: &str) -> Option<PathBuf> {
