@@ -2,7 +2,7 @@
 //!
 //! Modules in dependency order (each uses only those above it), as `src/README.md` says:
 //! `rng` → `files` → `game` → `tablebase` → `env` → `search` → `net` → `engine` → `export` → `selfplay` → `arena`
-//! → `train` → `cli`.
+//! → `train` → `serve` → `cli`.
 
 // Per-action code indexes several parallel [_; 6] arrays by action; index loops read
 // clearer there than zipped iterators.
@@ -31,5 +31,7 @@ pub mod selfplay;
 pub mod arena;
 
 pub mod train;
+
+pub mod serve;
 
 pub mod cli;

@@ -21,6 +21,7 @@ mod rate;
 mod replay;
 mod search;
 mod selfplay;
+mod serve;
 mod show;
 mod tablebase;
 mod train;
@@ -71,6 +72,8 @@ enum Command {
     /// Endgame tables: build them, probe a position, verify them against search.
     #[command(subcommand)]
     Tablebase(tablebase::Tb),
+    /// Serve the web app (play, analysis, puzzles) and the JSON API (docs/http-api.md).
+    Serve(serve::Args),
     /// Measure the speed of a hot path.
     #[command(subcommand)]
     Bench(bench::Bench),
@@ -104,6 +107,7 @@ pub fn main() -> i32 {
         Command::Analyze(a) => analyze::run(a),
         Command::Play(a) => play::run(a),
         Command::Tablebase(t) => tablebase::run(t),
+        Command::Serve(a) => serve::run(a),
         Command::Bench(b) => bench::run(b),
     };
     match result {

@@ -22,6 +22,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
+use crate::engine::Level;
 use crate::engine::mcts::line_letters;
 use crate::game::{
     Game, RuleSet, Side, diagram_for, ending_words, mask_letters, move_letter, move_words,
@@ -30,31 +31,6 @@ use crate::game::{
 use crate::net::{DeviceKind, NetEvaluator};
 use crate::search::Evaluator;
 use crate::search::mcts::BatchSearch;
-
-/// A playing strength: search budget and randomness.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Level {
-    /// 8 simulations, root noise, temperature 1.
-    Novice,
-    /// 64 simulations, root noise, temperature 0.5.
-    Amateur,
-    /// 400 simulations, no noise, best move.
-    Strong,
-    /// 1600 simulations, no noise, best move.
-    Master,
-}
-
-impl Level {
-    /// (simulations, root noise, temperature) of the level.
-    pub fn settings(self) -> (u32, bool, f32) {
-        match self {
-            Level::Novice => (8, true, 1.0),
-            Level::Amateur => (64, true, 0.5),
-            Level::Strong => (400, false, 0.0),
-            Level::Master => (1600, false, 0.0),
-        }
-    }
-}
 
 /// Simulations of a `hint` search (at least the level's).
 const HINT_SIMULATIONS: u32 = 400;

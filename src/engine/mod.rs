@@ -10,9 +10,11 @@
 
 pub mod analysis;
 pub mod client;
+pub mod level;
 pub mod mcts;
 mod server;
 
+pub use level::Level;
 pub use mcts::MctsSearcher;
 pub use server::{
     AlphaBetaSearcher, Go, MAX_LINE, parse_go, parse_position, read_line_bounded, serve,

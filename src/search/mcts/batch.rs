@@ -399,9 +399,15 @@ impl BatchSearch {
             s.tree.reset(pos);
             return Ok(());
         }
-        if !(reuse && s.tree.advance(action, pos, room)) {
-            s.tree.reset(pos);
-            s.tree.prepare_root(self.rules);
+        if reuse {
+            if !s.tree.advance(action, pos, room) {
+                s.tree.reset(pos);
+                s.tree.prepare_root(self.rules);
+            }
+        } else {
+            // No visits carry over, but the child's evaluation does: the next search
+            // need not evaluate its root again.
+            s.tree.restart_at_child(action, pos, self.rules);
         }
         Ok(())
     }

@@ -307,3 +307,81 @@ fn anytime_searches_keep_the_trained_constants() {
     let wide = search(fen, trained.anytime(300, false), RuleSet::abapa());
     assert_ne!(plain.visits, wide.visits);
 }
+
+/// Priors and a value that depend on the position alone (a hash of it), so that two
+/// evaluations of the same position agree exactly.
+struct Hashed;
+
+impl Evaluator for Hashed {
+    fn evaluate(&mut self, _: RuleSet, p: &[Position], l: &[u8], out: &mut [Evaluation]) {
+        for ((p, &legal), o) in p.iter().zip(l).zip(out.iter_mut()) {
+            let mut h = p.key() as u64 ^ ((p.key() >> 64) as u64).rotate_left(17);
+            let mut next = || {
+                h = h
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                ((h >> 40) as f32) / (1u64 << 24) as f32
+            };
+            for a in 0..6 {
+                o.priors[a] = if legal & (1 << a) != 0 {
+                    0.05 + next()
+                } else {
+                    0.0
+                };
+            }
+            o.value = 2.0 * next() - 1.0;
+        }
+    }
+    fn name(&self) -> String {
+        "hashed".into()
+    }
+}
+
+#[test]
+fn the_played_childs_evaluation_is_the_next_roots() {
+    // One game searched by `play` (which keeps the played child's evaluation as the
+    // next root's) and the same game given afresh before every search (which evaluates
+    // every root): the same moves, visits and values, and exactly one evaluation fewer
+    // per move whose child was expanded.
+    let rules = RuleSet::abapa();
+    for algorithm in [Algorithm::Gumbel, Algorithm::Puct] {
+        let c = MctsConfig {
+            tree_reuse: false,
+            ..cfg(algorithm, 24)
+        };
+        let mut kept = BatchSearch::new(c.clone(), rules, 1, 5);
+        let mut fresh = BatchSearch::new(c.clone(), rules, 1, 5);
+        let mut game = Game::new(rules, Position::start());
+        kept.set_game(0, game.clone());
+        let (mut saved, mut moves) = (0u64, 0);
+        while !game.is_over() && moves < 60 {
+            fresh.set_game(0, game.clone());
+            let root_was_expanded = kept.tree(0).root_node().kind == NodeKind::Expanded;
+            let before = (kept.evaluated, fresh.evaluated);
+            assert!(kept.begin(0, 24, true) && fresh.begin(0, 24, true));
+            kept.run(&mut Hashed);
+            fresh.run(&mut Hashed);
+            let (rk, rf) = (kept.result(0), fresh.result(0));
+            assert_eq!(rk.visits, rf.visits, "{algorithm:?} move {moves}");
+            assert_eq!(rk.q, rf.q, "{algorithm:?} move {moves}");
+            assert_eq!(rk.value, rf.value, "{algorithm:?} move {moves}");
+            let used = (kept.evaluated - before.0, fresh.evaluated - before.1);
+            if root_was_expanded {
+                saved += 1;
+                assert_eq!(used.0 + 1, used.1, "{algorithm:?} move {moves}");
+            } else {
+                assert_eq!(used.0, used.1, "{algorithm:?} move {moves}");
+            }
+            let a = kept.choose(0, 0.0);
+            assert_eq!(a, fresh.choose(0, 0.0));
+            kept.play(0, a).unwrap();
+            game.play(a).unwrap();
+            moves += 1;
+        }
+        // Every move but the first (and any whose child a search never expanded).
+        assert!(
+            saved >= moves as u64 - 3,
+            "{algorithm:?}: {saved} of {moves}"
+        );
+    }
+}

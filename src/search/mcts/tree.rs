@@ -212,6 +212,31 @@ impl SearchTree {
         }
     }
 
+    /// Makes `new_pos` the root of a fresh tree, keeping only the evaluation of the
+    /// root's child through `action` when it holds `new_pos`: its priors and value become
+    /// the new root's, as if the root had just been evaluated (the evaluator is a
+    /// function of the position, so evaluating it again would give the same). Returns
+    /// whether the evaluation was kept; if not, the root waits for an evaluation.
+    pub fn restart_at_child(&mut self, action: usize, new_pos: Position, rules: RuleSet) -> bool {
+        let child = self.nodes[self.root as usize].children[action];
+        let kept = (child != NONE)
+            .then(|| &self.nodes[child as usize])
+            .filter(|c| c.kind == NodeKind::Expanded && c.pos == new_pos)
+            .map(|c| (c.legal, c.raw_prior, c.value));
+        self.reset(new_pos);
+        self.prepare_root(rules);
+        let Some((legal, raw_prior, value)) = kept else {
+            return false;
+        };
+        let r = &mut self.nodes[self.root as usize];
+        debug_assert_eq!(r.legal, legal);
+        r.kind = NodeKind::Expanded;
+        r.raw_prior = raw_prior;
+        r.prior = raw_prior;
+        r.value = value;
+        true
+    }
+
     /// Sets an evaluated node's priors (renormalised over the legal moves) and value.
     pub fn expand(&mut self, id: NodeId, e: &Evaluation) {
         let n = &mut self.nodes[id as usize];

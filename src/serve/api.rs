@@ -1,0 +1,690 @@
+//! The JSON API (`docs/http-api.md`): request parsing with errors that name the bad
+//! field, and the answers. Every handler checks its input before any work is queued,
+//! so bad input costs nothing and never reaches a search.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{OriginalUri, RawQuery, State};
+use axum::http::{Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::ServeLimits;
+use super::pool::{PoolError, SearchJob, SearchPool};
+use super::puzzles::PuzzleBook;
+use crate::arena::accuracy::Judged;
+use crate::engine::Level;
+use crate::engine::analysis::ReviewConfig;
+use crate::engine::mcts::line_letters;
+use crate::game::{EndReason, Game, MoveInfo, Outcome, Position, RuleSet, Side, mask_letters};
+use crate::game::{move_letter, parse_moves};
+use crate::rng::Rng;
+use crate::search::mcts::MctsConfig;
+use crate::tablebase::Tablebase;
+
+/// What the handlers share.
+pub struct AppState {
+    /// The search threads.
+    pub pool: SearchPool,
+    /// Puzzles found so far.
+    pub book: Arc<PuzzleBook>,
+    /// The rules when a request names none (the model's).
+    pub rules: RuleSet,
+    /// The model's description for `health`.
+    pub model: String,
+    /// The caps on work per request.
+    pub limits: ServeLimits,
+    /// Draws the puzzles a request gets.
+    pub rng: Mutex<Rng>,
+    /// The model's search settings (for `analyze`).
+    pub trained: MctsConfig,
+    /// Endgame tables, if the server was given some.
+    pub tablebase: Option<Arc<Tablebase>>,
+}
+
+impl AppState {
+    /// The tables, if they are for `rules`.
+    fn tables_for(&self, rules: RuleSet) -> Option<Arc<Tablebase>> {
+        self.tablebase.clone().filter(|tb| tb.rules() == rules)
+    }
+}
+
+/// What the tables say of `pos` under `rules`: the result with best play for the mover
+/// and the moves that keep it; `null` where they do not cover the position.
+fn table_json(tb: Option<&Tablebase>, pos: &Position) -> Value {
+    let Some(tb) = tb else { return Value::Null };
+    let (Some(p), Some(j)) = (tb.probe(pos), Judged::new(tb, pos)) else {
+        return Value::Null;
+    };
+    let best = j.best_outcome();
+    let keep: String = (0..6)
+        .filter(|&a| j.outcomes[a].is_some_and(|o| o.score() == best))
+        .map(|a| move_letter(pos.side, a))
+        .collect();
+    let margins: serde_json::Map<String, Value> = (0..6)
+        .filter_map(|a| Some((move_letter(pos.side, a).to_string(), json!(j.margins[a]?))))
+        .collect();
+    json!({
+        "outcome": p.outcome.name(),
+        "margin": p.value,
+        "keep": keep,
+        "moves": margins,
+        "history_free": true,
+    })
+}
+
+/// An answer with a status other than 200 and a body `{"error": "…"}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// The HTTP status: 400 for bad input, 404, 405, 413, 503.
+    pub status: StatusCode,
+    /// What was wrong, for a person to read.
+    pub message: String,
+}
+
+impl ApiError {
+    /// A 400 Bad Request.
+    pub fn bad(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::BAD_REQUEST,
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, json_body(&json!({ "error": self.message }))).into_response()
+    }
+}
+
+impl From<PoolError> for ApiError {
+    fn from(e: PoolError) -> ApiError {
+        let status = match e {
+            PoolError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
+            PoolError::Failed => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        ApiError {
+            status,
+            message: e.to_string(),
+        }
+    }
+}
+
+type ApiResult = Result<Response, ApiError>;
+
+fn json_body(v: &Value) -> ([(header::HeaderName, &'static str); 1], String) {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        format!("{v}\n"),
+    )
+}
+
+fn ok(v: Value) -> ApiResult {
+    Ok(json_body(&v).into_response())
+}
+
+/// The request body as `T`; an empty body reads as `{}`.
+fn parse_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
+    let bytes = body.map_err(|r| ApiError {
+        status: r.status(),
+        message: format!("request body: {}", r.body_text()),
+    })?;
+    let text =
+        std::str::from_utf8(&bytes).map_err(|_| ApiError::bad("request body: not UTF-8 text"))?;
+    let text = if text.trim().is_empty() { "{}" } else { text };
+    let v: Value =
+        serde_json::from_str(text).map_err(|e| ApiError::bad(format!("request body: {e}")))?;
+    // serde would also read a struct from an array of its fields in order; only an
+    // object names them.
+    if !v.is_object() {
+        return Err(ApiError::bad("request body: expected a JSON object"));
+    }
+    serde_json::from_value(v).map_err(|e| ApiError::bad(format!("request body: {e}")))
+}
+
+/// The position fields every request may carry.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PositionRequest {
+    fen: Option<String>,
+    moves: Option<String>,
+    rules: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BestMoveRequest {
+    fen: Option<String>,
+    moves: Option<String>,
+    rules: Option<String>,
+    level: Option<String>,
+    sims: Option<u64>,
+    movetime_ms: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnalyzeRequest {
+    fen: Option<String>,
+    moves: Option<String>,
+    rules: Option<String>,
+    sims: Option<u64>,
+}
+
+/// A game built from a request, with what each move did.
+struct Built {
+    game: Game,
+    infos: Vec<(MoveInfo, Position)>,
+}
+
+/// Builds the game of `fen` (default: the start), `moves` and `rules` (default:
+/// `default_rules`), with at most `max_plies` moves.
+fn build_game(
+    fen: Option<&str>,
+    moves: Option<&str>,
+    rules: Option<&str>,
+    default_rules: RuleSet,
+    max_plies: usize,
+) -> Result<Built, ApiError> {
+    let rules = match rules {
+        Some(r) => r
+            .parse::<RuleSet>()
+            .map_err(|e| ApiError::bad(format!("rules: {e}")))?,
+        None => default_rules,
+    };
+    let start = match fen {
+        Some(f) => f
+            .parse::<Position>()
+            .map_err(|e| ApiError::bad(format!("fen: {e}")))?,
+        None => Position::start(),
+    };
+    let mut game = Game::new(rules, start);
+    let list =
+        parse_moves(moves.unwrap_or("")).map_err(|e| ApiError::bad(format!("moves: {e}")))?;
+    if list.len() > max_plies {
+        return Err(ApiError::bad(format!(
+            "moves: {} moves; at most {max_plies} are accepted",
+            list.len()
+        )));
+    }
+    let mut infos = Vec::with_capacity(list.len());
+    for (side, action) in list {
+        match game.play_letter(move_letter(side, action)) {
+            Ok(info) => infos.push((info, *game.position())),
+            Err(e) => {
+                return Err(ApiError::bad(format!(
+                    "moves: after {} moves: {e}",
+                    game.moves().len()
+                )));
+            }
+        }
+    }
+    Ok(Built { game, infos })
+}
+
+/// Letters of the pits `info` captured, last pit first (`dcb`): the run of the
+/// opponent's pits, back from the last pit sown, that the capture emptied.
+fn captured_pits(mover: Side, info: &MoveInfo, after: &Position) -> String {
+    let mut s = String::new();
+    if info.captured == 0 {
+        return s;
+    }
+    let opp = mover.opponent();
+    let mut pit = info.last_pit as usize;
+    while pit / 6 == opp.index() && after.pits[pit] == 0 {
+        s.push(move_letter(opp, pit % 6));
+        if pit % 6 == 0 {
+            break;
+        }
+        pit -= 1;
+    }
+    s
+}
+
+fn reason_words(r: EndReason) -> &'static str {
+    match r {
+        EndReason::Threshold => "a store holds more than half the seeds",
+        EndReason::EvenSplit => "each store holds half the seeds",
+        EndReason::CannotFeed => "the player to move cannot give the opponent seeds",
+        EndReason::NoSeeds => "the player to move has no seeds",
+        EndReason::OnlyGrandSlams => "every legal move would be a grand slam",
+        EndReason::Repetition => "the position repeated",
+    }
+}
+
+/// The result of a finished game as JSON, with a sentence.
+pub fn result_json(o: &Outcome) -> Value {
+    let st = o.stores();
+    let who = match o.winner() {
+        Some(Side::South) => "South wins".to_string(),
+        Some(Side::North) => "North wins".to_string(),
+        None => "Draw".to_string(),
+    };
+    json!({
+        "winner": o.winner_text(),
+        "reason": o.reason.name(),
+        "stores": st,
+        "text": format!("{who} {} – {}: {}.", st[0], st[1], reason_words(o.reason)),
+    })
+}
+
+fn position_json(b: &Built) -> Value {
+    let g = &b.game;
+    let pos = g.position();
+    let plies: Vec<Value> = g
+        .moves()
+        .iter()
+        .zip(&b.infos)
+        .map(|(&(side, a), (info, after))| {
+            json!({
+                "move": move_letter(side, a as usize).to_string(),
+                "side": side.letter().to_string(),
+                "captured": info.captured,
+                "captured_pits": captured_pits(side, info, after),
+                "grand_slam_refused": info.grand_slam_refused,
+                "moves_again": info.moves_again,
+                "fen": after.to_string(),
+            })
+        })
+        .collect();
+    json!({
+        "rules": g.rules().name(),
+        "start": g.start().to_string(),
+        "moves": g.move_text(),
+        "fen": pos.to_string(),
+        "to_move": pos.side.letter().to_string(),
+        "legal": mask_letters(pos.side, g.legal_moves()),
+        "pits": pos.pits,
+        "stores": pos.stores,
+        "result": g.outcome().map(|o| result_json(&o)),
+        "plies": plies,
+    })
+}
+
+/// `GET /api/v1/health`.
+pub async fn health(State(s): State<Arc<AppState>>) -> ApiResult {
+    let l = &s.limits;
+    ok(json!({
+        "ok": true,
+        "model": s.model,
+        "rules": s.rules.name(),
+        "version": env!("CARGO_PKG_VERSION"),
+        "levels": Level::ALL.map(|l| l.name()),
+        "limits": {
+            "max_sims": l.max_sims,
+            "max_movetime_ms": l.max_movetime.as_millis() as u64,
+            "analyze_sims": l.analyze_sims,
+            "max_analyze_sims": l.max_analyze_sims,
+            "max_plies": l.max_plies,
+            "max_analyze_plies": l.max_analyze_plies,
+            "searchers": l.searchers,
+            "queue": l.queue,
+            "max_body_bytes": l.max_body_bytes,
+        },
+        "puzzles_ready": s.book.len(),
+        "tablebase": s.tablebase.as_ref().map(|tb| json!({
+            "rules": tb.rules().name(),
+            "max_seeds": tb.max_seeds(),
+        })),
+    }))
+}
+
+/// `POST /api/v1/position`.
+pub async fn position(
+    State(s): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let r: PositionRequest = parse_body(body)?;
+    let b = build_game(
+        r.fen.as_deref(),
+        r.moves.as_deref(),
+        r.rules.as_deref(),
+        s.rules,
+        s.limits.max_plies,
+    )?;
+    ok(position_json(&b))
+}
+
+/// The search a `bestmove` request asks for: (job, level).
+fn search_job(
+    r: &BestMoveRequest,
+    game: Game,
+    l: &ServeLimits,
+) -> Result<(SearchJob, Option<Level>), ApiError> {
+    if r.level.is_some() && (r.sims.is_some() || r.movetime_ms.is_some()) {
+        return Err(ApiError::bad(
+            "give either level or sims/movetime_ms, not both",
+        ));
+    }
+    let mut job = SearchJob {
+        game,
+        simulations: l.max_sims,
+        noise: false,
+        temperature: 0.0,
+        movetime: l.max_movetime,
+    };
+    let level = match (&r.level, r.sims, r.movetime_ms) {
+        (Some(name), ..) => {
+            let level = Level::from_name(name).ok_or_else(|| {
+                ApiError::bad(format!(
+                    "level '{name}': expected novice, amateur, strong or master"
+                ))
+            })?;
+            let (sims, noise, t) = level.settings();
+            job.simulations = sims.min(l.max_sims);
+            job.noise = noise;
+            job.temperature = t;
+            Some(level)
+        }
+        (None, None, None) => {
+            let (sims, ..) = Level::Strong.settings();
+            job.simulations = sims.min(l.max_sims);
+            Some(Level::Strong)
+        }
+        (None, sims, ms) => {
+            if let Some(n) = sims {
+                if n == 0 || n > l.max_sims as u64 {
+                    return Err(ApiError::bad(format!(
+                        "sims {n}: expected 1 to {} (this server's cap)",
+                        l.max_sims
+                    )));
+                }
+                job.simulations = n as u32;
+            }
+            if let Some(ms) = ms {
+                let cap = l.max_movetime.as_millis() as u64;
+                if ms == 0 || ms > cap {
+                    return Err(ApiError::bad(format!(
+                        "movetime_ms {ms}: expected 1 to {cap} (this server's cap)"
+                    )));
+                }
+                job.movetime = Duration::from_millis(ms);
+            }
+            None
+        }
+    };
+    Ok((job, level))
+}
+
+/// `{letter: x}` over the legal moves of `side`.
+fn per_move<T: serde::Serialize>(side: Side, legal: u8, x: &[T; 6]) -> Value {
+    let m: serde_json::Map<String, Value> = (0..6)
+        .filter(|a| legal & (1 << a) != 0)
+        .map(|a| (move_letter(side, a).to_string(), json!(x[a])))
+        .collect();
+    Value::Object(m)
+}
+
+/// `POST /api/v1/bestmove`.
+pub async fn bestmove(
+    State(s): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let r: BestMoveRequest = parse_body(body)?;
+    let b = build_game(
+        r.fen.as_deref(),
+        r.moves.as_deref(),
+        r.rules.as_deref(),
+        s.rules,
+        s.limits.max_plies,
+    )?;
+    if let Some(o) = b.game.outcome() {
+        return Err(ApiError::bad(format!(
+            "the game is over ({}): there is no move to search",
+            o.reason.name()
+        )));
+    }
+    let pos = *b.game.position();
+    let rules = b.game.rules();
+    let legal = b.game.legal_moves();
+    let (job, level) = search_job(&r, b.game, &s.limits)?;
+    let a = s.pool.search(job).await?;
+    let side = pos.side;
+    ok(json!({
+        "move": move_letter(side, a.action).to_string(),
+        "value": a.value,
+        "policy": per_move(side, legal, &a.policy),
+        "pv": line_letters(&pos, rules, a.pv.iter().copied()),
+        "visits": per_move(side, legal, &a.visits),
+        "q": per_move(side, legal, &a.q),
+        "simulations": a.simulations,
+        "elapsed_ms": a.elapsed.as_secs_f64() * 1000.0,
+        "level": level.map(|l| l.name()),
+        "tablebase": table_json(s.tables_for(rules).as_deref(), &pos),
+    }))
+}
+
+/// `POST /api/v1/analyze`.
+pub async fn analyze(
+    State(s): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let r: AnalyzeRequest = parse_body(body)?;
+    let l = &s.limits;
+    if r.moves.is_none() {
+        return Err(ApiError::bad(
+            "moves: missing (the moves of the game to review)",
+        ));
+    }
+    let b = build_game(
+        r.fen.as_deref(),
+        r.moves.as_deref(),
+        r.rules.as_deref(),
+        s.rules,
+        l.max_analyze_plies,
+    )?;
+    let sims = match r.sims {
+        None => l.analyze_sims,
+        Some(n) if (1..=l.max_analyze_sims as u64).contains(&n) => n as u32,
+        Some(n) => {
+            return Err(ApiError::bad(format!(
+                "sims {n}: expected 1 to {} (this server's cap for analysis)",
+                l.max_analyze_sims
+            )));
+        }
+    };
+    let cfg = ReviewConfig {
+        simulations: sims,
+        exact_depth: l.analyze_exact_depth,
+        exact_nodes: l.analyze_exact_nodes,
+        tablebase: s.tables_for(b.game.rules()),
+        trained: s.trained.clone(),
+    };
+    let game = b.game;
+    let reviews = s.pool.review(game.clone(), cfg).await?;
+    let plies: Vec<Value> = reviews
+        .iter()
+        .map(|r| {
+            json!({
+                "ply": r.ply,
+                "side": r.side.to_string(),
+                "move": r.played.to_string(),
+                "best": r.best.to_string(),
+                "pv": r.pv,
+                "value_before": r.value_before,
+                "value_after": r.value_after,
+                "value_best": r.value_best,
+                "loss": r.loss,
+                "grade": r.grade.name(),
+                "proof_before": r.proof_before,
+                "proof_after": r.proof_after,
+            })
+        })
+        .collect();
+    ok(json!({
+        "rules": game.rules().name(),
+        "start": game.start().to_string(),
+        "moves": game.move_text(),
+        "simulations": sims,
+        "exact_depth": l.analyze_exact_depth,
+        "plies": plies,
+        "result": game.outcome().map(|o| result_json(&o)),
+    }))
+}
+
+/// `GET /api/v1/puzzles?n=N`.
+pub async fn puzzles(State(s): State<Arc<AppState>>, RawQuery(q): RawQuery) -> ApiResult {
+    const MAX: usize = 50;
+    let mut n = 5usize;
+    for pair in q
+        .as_deref()
+        .unwrap_or("")
+        .split('&')
+        .filter(|p| !p.is_empty())
+    {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        match k {
+            "n" => {
+                n = v
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=MAX).contains(n))
+                    .ok_or_else(|| ApiError::bad(format!("n '{v}': expected 1 to {MAX}")))?;
+            }
+            _ => {
+                return Err(ApiError::bad(format!(
+                    "unknown query parameter '{k}' (only n)"
+                )));
+            }
+        }
+    }
+    let picked = {
+        let mut rng = s
+            .rng
+            .lock()
+            .map_err(|_| ApiError::bad("puzzles unavailable"))?;
+        s.book.sample(n, &mut rng)
+    };
+    ok(serde_json::to_value(picked).unwrap_or(Value::Array(Vec::new())))
+}
+
+/// Any other path: 404 with a JSON body.
+pub async fn not_found(method: Method, OriginalUri(uri): OriginalUri) -> ApiError {
+    ApiError {
+        status: StatusCode::NOT_FOUND,
+        message: format!("no such endpoint: {method} {}", uri.path()),
+    }
+}
+
+/// A known path with the wrong method: 405 with a JSON body.
+pub async fn wrong_method(method: Method, OriginalUri(uri): OriginalUri) -> ApiError {
+    ApiError {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        message: format!("{} does not take {method}", uri.path()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn built(fen: Option<&str>, moves: &str) -> Result<Built, ApiError> {
+        build_game(fen, Some(moves), None, RuleSet::abapa(), 400)
+    }
+
+    #[test]
+    fn bad_positions_and_moves_name_the_field() {
+        let e = built(Some("1-2-3"), "").err().unwrap();
+        assert!(
+            e.message.starts_with("fen: ") && e.message.contains("15 fields"),
+            "{e:?}"
+        );
+        assert_eq!(e.status, StatusCode::BAD_REQUEST);
+        let e = built(None, "Fx").err().unwrap();
+        assert!(
+            e.message.starts_with("moves: ") && e.message.contains("'x'"),
+            "{e:?}"
+        );
+        let e = built(None, "FF").err().unwrap();
+        assert!(
+            e.message.contains("after 1 moves") && e.message.contains("North"),
+            "{e:?}"
+        );
+        let e = build_game(None, None, Some("chess"), RuleSet::abapa(), 10)
+            .err()
+            .unwrap();
+        assert!(e.message.starts_with("rules: ") && e.message.contains("chess"));
+        let e = build_game(None, Some("FfFf"), None, RuleSet::abapa(), 3)
+            .err()
+            .unwrap();
+        assert!(e.message.contains("at most 3"), "{e:?}");
+    }
+
+    #[test]
+    fn captures_are_named_pit_by_pit() {
+        // RULES.md example 4.
+        let b = built(Some("0-0-8-0-0-1-1-1-1-1-2-3-15-15-S"), "C").unwrap();
+        let (info, after) = &b.infos[0];
+        assert!(info.captured > 0);
+        // C sows D..e, making a..d 2 and e 3: all five are taken, e first.
+        assert_eq!(info.captured, 11);
+        let pits = captured_pits(Side::South, info, after);
+        assert_eq!(pits, "edcba");
+        let v = position_json(&b);
+        assert_eq!(v["result"]["winner"], "S");
+        assert!(
+            v["result"]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("South wins")
+        );
+        assert_eq!(v["plies"][0]["captured_pits"], pits);
+        // No capture, no pits.
+        let b = built(None, "F").unwrap();
+        assert_eq!(captured_pits(Side::South, &b.infos[0].0, &b.infos[0].1), "");
+        assert_eq!(position_json(&b)["result"], Value::Null);
+        assert_eq!(position_json(&b)["legal"], "abcdef");
+    }
+
+    #[test]
+    fn bestmove_limits_are_checked() {
+        let l = ServeLimits::default();
+        let g = Game::new(RuleSet::abapa(), Position::start());
+        let req = |level: Option<&str>, sims, ms| BestMoveRequest {
+            level: level.map(String::from),
+            sims,
+            movetime_ms: ms,
+            ..BestMoveRequest::default()
+        };
+        let (j, lv) = search_job(&req(None, None, None), g.clone(), &l).unwrap();
+        assert_eq!((j.simulations, lv), (400, Some(Level::Strong)));
+        let (j, _) = search_job(&req(Some("Novice"), None, None), g.clone(), &l).unwrap();
+        assert!(j.noise && j.temperature == 1.0 && j.simulations == 8);
+        let (j, lv) = search_job(&req(None, Some(50), Some(200)), g.clone(), &l).unwrap();
+        assert_eq!((j.simulations, j.movetime.as_millis(), lv), (50, 200, None));
+        for bad in [
+            req(Some("strong"), Some(5), None),
+            req(Some("grandmaster"), None, None),
+            req(None, Some(0), None),
+            req(None, Some(l.max_sims as u64 + 1), None),
+            req(None, None, Some(0)),
+            req(None, None, Some(10_000_000)),
+        ] {
+            let e = search_job(&bad, g.clone(), &l).err().unwrap();
+            assert_eq!(e.status, StatusCode::BAD_REQUEST, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn bodies_are_strict_json() {
+        let body = |s: &str| Ok(Bytes::from(s.to_string()));
+        let r: PositionRequest = parse_body(body("")).unwrap();
+        assert!(r.fen.is_none());
+        let e = parse_body::<PositionRequest>(body("{\"fenn\": 1}")).unwrap_err();
+        assert!(e.message.contains("unknown field `fenn`"), "{e:?}");
+        let e = parse_body::<BestMoveRequest>(body("{\"sims\": -3}")).unwrap_err();
+        assert!(
+            e.message.contains("sims") || e.message.contains("-3"),
+            "{e:?}"
+        );
+        assert!(parse_body::<PositionRequest>(body("[1,2")).is_err());
+        let e = parse_body::<PositionRequest>(body("[null, null, null]")).unwrap_err();
+        assert!(e.message.contains("JSON object"), "{e:?}");
+    }
+}

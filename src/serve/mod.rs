@@ -1,0 +1,176 @@
+//! `oware serve`: the web app and the JSON API over HTTP (axum on tokio).
+//!
+//! - [`api`]: the endpoints of `docs/http-api.md`, input checked before any work;
+//! - [`pool`]: the search threads (one network copy each) behind a bounded queue;
+//! - [`puzzles`]: puzzles from self-play games, each win proved unique by alpha-beta;
+//! - [`web`]: the app's files (HTML, CSS, JavaScript), compiled into the binary.
+//!
+//! Safe to leave running: every search is capped in simulations and time, at most
+//! `searchers` run at once with `queue` more waiting (the rest get HTTP 503), request
+//! bodies are capped in size, bad input gets HTTP 400 with a message, and the default
+//! address is loopback.
+
+pub mod api;
+pub mod pool;
+pub mod puzzles;
+pub mod web;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+
+use self::api::AppState;
+use self::pool::SearchPool;
+use self::puzzles::PuzzleBook;
+use crate::game::RuleSet;
+use crate::rng::Rng;
+use crate::search::Evaluator;
+use crate::search::mcts::MctsConfig;
+use crate::tablebase::Tablebase;
+
+/// The caps on the work one request may cause.
+#[derive(Clone, Debug)]
+pub struct ServeLimits {
+    /// Most MCTS simulations per `bestmove` (also sizes each search tree).
+    pub max_sims: u32,
+    /// Longest `bestmove` search; every search stops by then.
+    pub max_movetime: Duration,
+    /// Simulations per position of `analyze` when the request gives none.
+    pub analyze_sims: u32,
+    /// Most simulations per position of `analyze`.
+    pub max_analyze_sims: u32,
+    /// Alpha-beta depth of `analyze`'s proofs.
+    pub analyze_exact_depth: u32,
+    /// Alpha-beta node cap per position of `analyze`.
+    pub analyze_exact_nodes: u64,
+    /// Most moves in a request's game.
+    pub max_plies: usize,
+    /// Most moves in a game sent to `analyze`.
+    pub max_analyze_plies: usize,
+    /// Search threads (searches running at once).
+    pub searchers: usize,
+    /// Searches that may wait for a thread; more are turned away with HTTP 503.
+    pub queue: usize,
+    /// Largest request body in bytes (HTTP 413 above it).
+    pub max_body_bytes: usize,
+    /// Puzzles the generator finds before it stops.
+    pub puzzles: usize,
+}
+
+impl Default for ServeLimits {
+    fn default() -> Self {
+        ServeLimits {
+            max_sims: 3200,
+            max_movetime: Duration::from_secs(5),
+            analyze_sims: 200,
+            max_analyze_sims: 800,
+            analyze_exact_depth: 10,
+            analyze_exact_nodes: 200_000,
+            max_plies: 1000,
+            max_analyze_plies: 400,
+            searchers: 2,
+            queue: 64,
+            max_body_bytes: 64 * 1024,
+            puzzles: 60,
+        }
+    }
+}
+
+/// Everything the server needs besides its address.
+pub struct ServeSetup {
+    /// One evaluator per search thread (`limits.searchers` of them).
+    pub evaluators: Vec<Box<dyn Evaluator>>,
+    /// The evaluator of the puzzle generator (`None`: no puzzles).
+    pub puzzle_evaluator: Option<Box<dyn Evaluator>>,
+    /// The rules when a request names none.
+    pub rules: RuleSet,
+    /// The model's description for `health`.
+    pub model: String,
+    /// The caps.
+    pub limits: ServeLimits,
+    /// Seed of the puzzle games and of the puzzle draws.
+    pub seed: u64,
+    /// The search settings the model was trained with (its manifest's): searches use
+    /// their PUCT constants ([`MctsConfig::anytime`]).
+    pub trained: MctsConfig,
+    /// Endgame tables (`--tb`): searches end at the positions they cover, `analyze`
+    /// takes exact results from them, and `bestmove` reports the result with best play.
+    pub tablebase: Option<Arc<Tablebase>>,
+}
+
+/// The app and the API as one router.
+pub fn router(state: Arc<AppState>) -> Router {
+    let body_limit = state.limits.max_body_bytes;
+    let api = Router::new()
+        .route("/health", get(api::health))
+        .route("/position", post(api::position))
+        .route("/bestmove", post(api::bestmove))
+        .route("/analyze", post(api::analyze))
+        .route("/puzzles", get(api::puzzles))
+        .method_not_allowed_fallback(api::wrong_method)
+        .fallback(api::not_found);
+    Router::new()
+        .route("/", get(web::index))
+        .route("/{file}", get(web::file))
+        .nest("/api/v1", api)
+        .fallback(api::not_found)
+        .layer(DefaultBodyLimit::max(body_limit))
+        .with_state(state)
+}
+
+/// The app with everything behind it started: the search threads and the puzzle
+/// generator. [`serve`] puts it on a socket; a test or a fuzzer may call it directly.
+pub fn app(setup: ServeSetup) -> anyhow::Result<Router> {
+    let book = Arc::new(PuzzleBook::default());
+    if let Some(ev) = setup.puzzle_evaluator {
+        puzzles::spawn_generator(
+            ev,
+            setup.rules,
+            book.clone(),
+            setup.limits.puzzles,
+            setup.seed,
+        )?;
+    }
+    let state = Arc::new(AppState {
+        pool: SearchPool::new(
+            setup.evaluators,
+            setup.limits.queue,
+            setup.limits.max_sims,
+            &setup.trained,
+            setup.tablebase.clone(),
+        ),
+        trained: setup.trained,
+        tablebase: setup.tablebase,
+        book,
+        rules: setup.rules,
+        model: setup.model,
+        limits: setup.limits,
+        rng: Mutex::new(Rng::new(setup.seed)),
+    });
+    Ok(router(state))
+}
+
+/// Serves on `listener` until the process ends ([`app`] on a small tokio runtime).
+pub fn serve(listener: std::net::TcpListener, setup: ServeSetup) -> anyhow::Result<()> {
+    let app = app(setup)?;
+    listener.set_nonblocking(true)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("http")
+        .enable_io()
+        .build()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        axum::serve(listener, app).await
+    })?;
+    Ok(())
+}
+
+/// Whether `addr` is reachable only from this machine.
+pub fn is_loopback(addr: &SocketAddr) -> bool {
+    addr.ip().is_loopback()
+}

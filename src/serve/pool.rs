@@ -1,0 +1,282 @@
+//! [`SearchPool`]: a fixed number of search threads, each with its own network copy,
+//! fed from one bounded queue. A request that finds the queue full is turned away at
+//! once (the caller answers HTTP 503) instead of piling up work.
+
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::engine::analysis::{MoveReview, ReviewConfig, review};
+use crate::game::Game;
+use crate::search::Evaluator;
+use crate::search::mcts::{BatchSearch, MctsConfig};
+use crate::tablebase::Tablebase;
+
+/// One MCTS search asked for by a request.
+#[derive(Clone, Debug)]
+pub struct SearchJob {
+    /// The game whose current position is searched (never over).
+    pub game: Game,
+    /// Simulations (already capped).
+    pub simulations: u32,
+    /// Dirichlet noise on the root priors.
+    pub noise: bool,
+    /// Move choice temperature (0: the most visited move).
+    pub temperature: f32,
+    /// Wall-clock cap of the search (already capped).
+    pub movetime: Duration,
+}
+
+/// What a search found at the root.
+#[derive(Clone, Debug)]
+pub struct SearchAnswer {
+    /// The chosen action (0..5, mover-relative), legal.
+    pub action: usize,
+    /// The root value, mover's view, [−1, 1].
+    pub value: f32,
+    /// The visit distribution over actions (0 on illegal ones).
+    pub policy: [f32; 6],
+    /// Root visits per action.
+    pub visits: [u32; 6],
+    /// Mean value per action, mover's view (`None`: unvisited).
+    pub q: [Option<f32>; 6],
+    /// The most-visited line from the root, as actions.
+    pub pv: Vec<usize>,
+    /// Simulations run.
+    pub simulations: u32,
+    /// Time the search took.
+    pub elapsed: Duration,
+}
+
+/// The work one queue entry asks for.
+enum Work {
+    Search(SearchJob),
+    Review(Box<Game>, ReviewConfig),
+}
+
+/// The answer to one queue entry.
+enum Answer {
+    Search(SearchAnswer),
+    Review(Vec<MoveReview>),
+}
+
+struct Job {
+    work: Work,
+    reply: tokio::sync::oneshot::Sender<Answer>,
+}
+
+/// Why the pool did not answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PoolError {
+    /// Every search thread is busy and the queue is full.
+    #[error("server busy: {0} searches are already queued; try again shortly")]
+    Busy(usize),
+    /// A search thread ended (it panicked); the pool has fewer threads now.
+    #[error("the search failed on the server")]
+    Failed,
+}
+
+/// Search threads behind a bounded queue.
+pub struct SearchPool {
+    jobs: SyncSender<Job>,
+    /// Kept so the queue stays open even with no thread (the tests' pool).
+    _jobs_out: Arc<Mutex<Receiver<Job>>>,
+    queue: usize,
+    max_simulations: u32,
+}
+
+impl SearchPool {
+    /// Starts one search thread per evaluator, taking jobs from a queue that holds at
+    /// most `queue` waiting jobs. `max_simulations` sizes each thread's search tree: no
+    /// job may ask for more. The searches are anytime PUCT with the constants of
+    /// `trained` (the model's manifest, [`MctsConfig::anytime`]), and end at every
+    /// position `tablebase` covers (for a game under the table's rules).
+    pub fn new(
+        evaluators: Vec<Box<dyn Evaluator>>,
+        queue: usize,
+        max_simulations: u32,
+        trained: &MctsConfig,
+        tablebase: Option<Arc<Tablebase>>,
+    ) -> Self {
+        let (jobs, rx) = sync_channel::<Job>(queue);
+        let rx = Arc::new(Mutex::new(rx));
+        for (i, evaluator) in evaluators.into_iter().enumerate() {
+            let rx = Arc::clone(&rx);
+            let cfg = trained.anytime(max_simulations, false);
+            let tb = tablebase.clone();
+            std::thread::Builder::new()
+                .name(format!("search-{i}"))
+                .spawn(move || worker(rx, evaluator, cfg, tb, i as u64))
+                .expect("spawning a search thread");
+        }
+        SearchPool {
+            jobs,
+            _jobs_out: rx,
+            queue,
+            max_simulations,
+        }
+    }
+
+    /// The most simulations a job may ask for.
+    pub fn max_simulations(&self) -> u32 {
+        self.max_simulations
+    }
+
+    /// Queues `work` (or turns it away when the queue is full); the receiver gets the
+    /// answer.
+    fn enqueue(&self, work: Work) -> Result<tokio::sync::oneshot::Receiver<Answer>, PoolError> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        match self.jobs.try_send(Job { work, reply }) {
+            Ok(()) => Ok(answer),
+            Err(TrySendError::Full(_)) => Err(PoolError::Busy(self.queue)),
+            Err(TrySendError::Disconnected(_)) => Err(PoolError::Failed),
+        }
+    }
+
+    async fn submit(&self, work: Work) -> Result<Answer, PoolError> {
+        self.enqueue(work)?.await.map_err(|_| PoolError::Failed)
+    }
+
+    /// Runs `job` on a search thread.
+    pub async fn search(&self, mut job: SearchJob) -> Result<SearchAnswer, PoolError> {
+        job.simulations = job.simulations.clamp(1, self.max_simulations);
+        match self.submit(Work::Search(job)).await? {
+            Answer::Search(a) => Ok(a),
+            Answer::Review(_) => Err(PoolError::Failed),
+        }
+    }
+
+    /// Reviews every move of `game` on a search thread (see [`review`]).
+    pub async fn review(
+        &self,
+        game: Game,
+        cfg: ReviewConfig,
+    ) -> Result<Vec<MoveReview>, PoolError> {
+        match self.submit(Work::Review(Box::new(game), cfg)).await? {
+            Answer::Review(r) => Ok(r),
+            Answer::Search(_) => Err(PoolError::Failed),
+        }
+    }
+}
+
+fn worker(
+    rx: Arc<Mutex<Receiver<Job>>>,
+    mut evaluator: Box<dyn Evaluator>,
+    cfg: MctsConfig,
+    tablebase: Option<Arc<Tablebase>>,
+    seed: u64,
+) {
+    let mut search: Option<BatchSearch> = None;
+    loop {
+        // The lock is held only while waiting for the next job.
+        let job = match rx.lock() {
+            Ok(r) => match r.recv() {
+                Ok(j) => j,
+                Err(_) => return,
+            },
+            Err(_) => return,
+        };
+        let answer = match job.work {
+            Work::Search(j) => {
+                let rules = j.game.rules();
+                if search.as_ref().is_some_and(|s| s.rules() != rules) {
+                    search = None;
+                }
+                let s = search.get_or_insert_with(|| {
+                    let mut s = BatchSearch::new(cfg.clone(), rules, 1, seed);
+                    s.set_tablebase(tablebase.clone().filter(|tb| tb.rules() == rules));
+                    s
+                });
+                Answer::Search(run_search(s, evaluator.as_mut(), &j))
+            }
+            Work::Review(game, cfg) => Answer::Review(review(&game, evaluator.as_mut(), &cfg)),
+        };
+        // The requester may have gone away; nothing to do then.
+        let _ = job.reply.send(answer);
+    }
+}
+
+/// One search of `job` in slot 0 of `search`, stepped until its simulations are done or
+/// its time is up.
+fn run_search(
+    search: &mut BatchSearch,
+    evaluator: &mut dyn Evaluator,
+    job: &SearchJob,
+) -> SearchAnswer {
+    let started = Instant::now();
+    let deadline = started + job.movetime;
+    search.set_game(0, job.game.clone());
+    if search.begin(0, job.simulations, job.noise) {
+        while search.step(evaluator) > 0 && Instant::now() < deadline {}
+    }
+    let r = search.result(0);
+    let legal = job.game.legal_moves();
+    let mut action = search.choose(0, job.temperature);
+    // A search cut off before its first simulation has no visits; any legal move is
+    // an answer then.
+    if legal & (1 << action) == 0 {
+        action = legal.trailing_zeros().min(5) as usize;
+    }
+    SearchAnswer {
+        action,
+        value: r.value.clamp(-1.0, 1.0),
+        policy: r.policy,
+        visits: r.visits,
+        q: r.q,
+        pv: search.principal_variation(0, 12),
+        simulations: r.simulations,
+        elapsed: started.elapsed(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Position, RuleSet};
+    use crate::search::UniformEvaluator;
+
+    fn pool(threads: usize, queue: usize) -> SearchPool {
+        let evs: Vec<Box<dyn Evaluator>> = (0..threads)
+            .map(|_| Box::new(UniformEvaluator) as Box<dyn Evaluator>)
+            .collect();
+        SearchPool::new(evs, queue, 1000, &MctsConfig::default(), None)
+    }
+
+    fn job(fen: &str, sims: u32) -> SearchJob {
+        SearchJob {
+            game: Game::new(RuleSet::abapa(), fen.parse::<Position>().unwrap()),
+            simulations: sims,
+            noise: false,
+            temperature: 0.0,
+            movetime: Duration::from_secs(10),
+        }
+    }
+
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(f)
+    }
+
+    #[test]
+    fn finds_the_winning_capture_and_caps_simulations() {
+        let p = pool(1, 4);
+        // RULES.md example 4: C captures 11 and wins at once.
+        let a = block_on(p.search(job("0-0-8-0-0-1-1-1-1-1-2-3-15-15-S", 5000))).unwrap();
+        assert_eq!(a.action, 2, "{a:?}");
+        assert_eq!(a.simulations, 1000, "capped at the pool's maximum");
+        assert!(a.value > 0.5);
+        assert_eq!(a.pv.first(), Some(&2));
+    }
+
+    #[test]
+    fn a_full_queue_turns_work_away() {
+        // No thread takes jobs, so the queue of one is full after one job.
+        let p = SearchPool::new(Vec::new(), 1, 100, &MctsConfig::default(), None);
+        let start = "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S";
+        assert!(p.enqueue(Work::Search(job(start, 10))).is_ok());
+        let second = p.enqueue(Work::Search(job(start, 10)));
+        assert_eq!(second.err(), Some(PoolError::Busy(1)));
+    }
+}

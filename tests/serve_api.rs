@@ -1,0 +1,408 @@
+//! The HTTP API of `oware serve` through a real HTTP client against the running
+//! server on loopback, bad requests included.
+
+mod serve_support;
+
+use std::time::{Duration, Instant};
+
+use oware_zero::game::{Game, Position, RuleSet, move_letter};
+use oware_zero::search::{AlphaBeta, Limits};
+use oware_zero::serve::puzzles::{ProofLimits, unique_win};
+use serde_json::Value;
+use serve_support::{Server, agent, get, post};
+
+/// Checks a 400-class answer: the status and an `error` naming `mentions`.
+fn bad(answer: (u16, Value), status: u16, mentions: &str) {
+    let (s, v) = answer;
+    assert_eq!(s, status, "{v}");
+    let e = v["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error text: {v}"));
+    assert!(e.contains(mentions), "'{e}' does not mention '{mentions}'");
+}
+
+#[test]
+fn health_position_and_bad_requests() {
+    let srv = Server::start(&["--puzzles", "0", "--searchers", "1"]);
+    let a = agent();
+    let (s, h) = get(&a, &srv.url("/api/v1/health"));
+    assert_eq!(s, 200);
+    assert_eq!(h["ok"], true);
+    assert_eq!(h["rules"], "abapa");
+    assert!(h["model"].as_str().unwrap().contains("oware-abapa"), "{h}");
+
+    let pos = srv.url("/api/v1/position");
+    let (s, v) = post(&a, &pos, "");
+    assert_eq!(s, 200);
+    assert_eq!(v["fen"], "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S");
+    assert_eq!(v["to_move"], "S");
+    assert_eq!(v["legal"], "ABCDEF");
+    assert_eq!(v["result"], Value::Null);
+
+    let (s, v) = post(&a, &pos, r#"{"moves": "F f"}"#);
+    assert_eq!(s, 200);
+    assert_eq!(v["moves"], "Ff");
+    assert_eq!(v["plies"].as_array().unwrap().len(), 2);
+    assert_eq!(v["fen"], "5-5-5-5-4-0-5-5-5-5-4-0-0-0-S");
+
+    // RULES.md example 4: C captures and ends the game.
+    let (s, v) = post(
+        &a,
+        &pos,
+        r#"{"fen": "0-0-8-0-0-1-1-1-1-1-2-3-15-15-S", "moves": "C"}"#,
+    );
+    assert_eq!(s, 200);
+    assert_eq!(v["result"]["winner"], "S");
+    assert_eq!(v["result"]["reason"], "store-threshold");
+    assert_eq!(v["legal"], "");
+    assert!(v["plies"][0]["captured"].as_u64().unwrap() > 0);
+
+    // Bad input: 400 with a message naming what was wrong.
+    bad(post(&a, &pos, r#"{"fen": "1-2-3"}"#), 400, "fen");
+    bad(
+        post(&a, &pos, r#"{"fen": "4-4-4-4-4-4-4-4-4-4-4-4-0-1-S"}"#),
+        400,
+        "add up",
+    );
+    bad(post(&a, &pos, r#"{"moves": "FF"}"#), 400, "after 1 moves");
+    bad(post(&a, &pos, r#"{"moves": "Fz"}"#), 400, "'z'");
+    bad(post(&a, &pos, r#"{"rules": "chess"}"#), 400, "chess");
+    bad(
+        post(&a, &pos, r#"{"fenn": "x"}"#),
+        400,
+        "unknown field `fenn`",
+    );
+    bad(post(&a, &pos, r#"{"moves": 5}"#), 400, "expected a string");
+    bad(post(&a, &pos, "{not json"), 400, "request body");
+    bad(post(&a, &pos, "[]"), 400, "expected a JSON object");
+    let long = format!(r#"{{"moves": "{}"}}"#, "F".repeat(200_000));
+    bad(post(&a, &pos, &long), 413, "length limit");
+    bad(
+        get(&a, &srv.url("/api/v1/nothing")),
+        404,
+        "no such endpoint",
+    );
+    bad(get(&a, &pos), 405, "does not take GET");
+    bad(post(&a, &srv.url("/api/v1/health"), "{}"), 405, "POST");
+    let pz = |q: &str| get(&a, &srv.url(&format!("/api/v1/puzzles{q}")));
+    bad(pz("?n=0"), 400, "n '0'");
+    bad(pz("?n=abc"), 400, "expected 1 to 50");
+    bad(pz("?count=3"), 400, "unknown query parameter 'count'");
+    // No puzzles asked for: an empty list, not an error.
+    assert_eq!(pz("?n=3"), (200, Value::Array(vec![])));
+
+    // The page and its files.
+    let mut r = a.get(srv.url("/")).call().unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let html = r.body_mut().read_to_string().unwrap();
+    assert!(html.contains("<script src=\"/app.js\""));
+    let r = a.get(srv.url("/app.js")).call().unwrap();
+    assert_eq!(
+        r.headers()["content-type"],
+        "text/javascript; charset=utf-8"
+    );
+    assert!(
+        r.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .contains("default-src 'self'")
+    );
+    assert_eq!(
+        a.get(srv.url("/secret.txt"))
+            .call()
+            .unwrap()
+            .status()
+            .as_u16(),
+        404
+    );
+
+    // Still healthy after all that.
+    assert_eq!(get(&a, &srv.url("/api/v1/health")).0, 200);
+}
+
+#[test]
+fn bestmove_levels_and_limits() {
+    let srv = Server::start(&["--puzzles", "0", "--searchers", "1", "--max-sims", "2000"]);
+    let a = agent();
+    let url = srv.url("/api/v1/bestmove");
+    let (s, v) = post(&a, &url, "{}");
+    assert_eq!(s, 200, "{v}");
+    let mv = v["move"].as_str().unwrap();
+    assert!("ABCDEF".contains(mv), "{v}");
+    assert_eq!(v["level"], "strong");
+    assert_eq!(v["simulations"], 400);
+    assert!(v["pv"].as_str().unwrap().starts_with(mv));
+    let total: f64 = v["policy"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|p| p.as_f64().unwrap())
+        .sum();
+    assert!((total - 1.0).abs() < 1e-3, "{v}");
+    assert!(v["value"].as_f64().unwrap().abs() <= 1.0);
+
+    // RULES.md example 4: C wins at once.
+    let (s, v) = post(
+        &a,
+        &url,
+        r#"{"fen": "0-0-8-0-0-1-1-1-1-1-2-3-15-15-S", "sims": 200}"#,
+    );
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["move"], "C");
+    assert_eq!(v["level"], Value::Null);
+
+    for level in ["novice", "amateur", "master"] {
+        let (s, v) = post(
+            &a,
+            &url,
+            &format!(r#"{{"moves": "F", "level": "{level}"}}"#),
+        );
+        assert_eq!(s, 200, "{v}");
+        assert!("abcdef".contains(v["move"].as_str().unwrap()), "{v}");
+    }
+    let t0 = Instant::now();
+    let (s, v) = post(&a, &url, r#"{"movetime_ms": 300}"#);
+    assert_eq!(s, 200, "{v}");
+    assert!(t0.elapsed() < Duration::from_secs(5));
+
+    bad(
+        post(&a, &url, r#"{"sims": 5000}"#),
+        400,
+        "expected 1 to 2000",
+    );
+    bad(post(&a, &url, r#"{"sims": 0}"#), 400, "sims 0");
+    bad(post(&a, &url, r#"{"sims": -1}"#), 400, "-1");
+    bad(
+        post(&a, &url, r#"{"movetime_ms": 999999999}"#),
+        400,
+        "movetime_ms",
+    );
+    bad(
+        post(&a, &url, r#"{"level": "strong", "sims": 10}"#),
+        400,
+        "not both",
+    );
+    bad(
+        post(&a, &url, r#"{"level": "godlike"}"#),
+        400,
+        "novice, amateur",
+    );
+    bad(
+        post(
+            &a,
+            &url,
+            r#"{"fen": "0-0-8-0-0-1-1-1-1-1-2-3-15-15-S", "moves": "C"}"#,
+        ),
+        400,
+        "game is over",
+    );
+}
+
+#[test]
+fn analyze_grades_moves() {
+    let srv = Server::start(&["--puzzles", "0", "--searchers", "1"]);
+    let a = agent();
+    let url = srv.url("/api/v1/analyze");
+    // After A, North's c captures 10 and reaches 25 (the analysis module's example).
+    let (s, v) = post(
+        &a,
+        &url,
+        r#"{"fen": "1-1-1-1-2-3-1-1-8-0-0-0-14-15-S", "moves": "Ac", "sims": 100}"#,
+    );
+    assert_eq!(s, 200, "{v}");
+    let plies = v["plies"].as_array().unwrap();
+    assert_eq!(plies.len(), 2);
+    assert_eq!(plies[0]["move"], "A");
+    assert_eq!(plies[0]["grade"], "blunder");
+    assert_ne!(plies[0]["best"], "A");
+    assert_eq!(plies[1]["grade"], "best");
+    assert_eq!(v["result"]["winner"], "N");
+    for key in ["value_before", "value_after", "loss"] {
+        assert!(plies[0][key].is_number(), "{key}: {v}");
+    }
+
+    let (s, v) = post(&a, &url, r#"{"moves": "FfBeAd", "sims": 50}"#);
+    assert_eq!(s, 200, "{v}");
+    let grades = [
+        "best",
+        "excellent",
+        "good",
+        "inaccuracy",
+        "mistake",
+        "blunder",
+    ];
+    for p in v["plies"].as_array().unwrap() {
+        assert!(grades.contains(&p["grade"].as_str().unwrap()), "{p}");
+        assert!((0.0..=2.0).contains(&p["loss"].as_f64().unwrap()));
+    }
+    assert_eq!(v["result"], Value::Null);
+
+    bad(post(&a, &url, "{}"), 400, "moves: missing");
+    bad(
+        post(&a, &url, r#"{"moves": "F", "sims": 0}"#),
+        400,
+        "sims 0",
+    );
+    bad(
+        post(&a, &url, r#"{"moves": "F", "sims": 100000}"#),
+        400,
+        "cap",
+    );
+    bad(
+        post(&a, &url, r#"{"moves": "F", "level": "strong"}"#),
+        400,
+        "unknown field `level`",
+    );
+}
+
+#[test]
+fn puzzles_have_exactly_one_winning_move() {
+    let srv = Server::start(&["--puzzles", "2", "--searchers", "1", "--seed", "3"]);
+    let a = agent();
+    let t0 = Instant::now();
+    let list = loop {
+        let (s, v) = get(&a, &srv.url("/api/v1/puzzles?n=10"));
+        assert_eq!(s, 200, "{v}");
+        let list = v.as_array().unwrap().clone();
+        if list.len() >= 2 {
+            break list;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(180),
+            "fewer than 2 puzzles after 3 minutes"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(list.len(), 2, "the generator stops at --puzzles");
+    let mut ab = AlphaBeta::new(RuleSet::abapa(), 16);
+    for p in &list {
+        let mut g = Game::new(
+            RuleSet::abapa(),
+            p["fen"].as_str().unwrap().parse::<Position>().unwrap(),
+        );
+        g.play_text(p["moves"].as_str().unwrap()).unwrap();
+        assert_eq!(g.position().to_string(), p["position"], "{p}");
+        let proof = unique_win(&g, &mut ab, &ProofLimits::default()).expect("a unique win");
+        let solution = move_letter(g.position().side, proof.action).to_string();
+        assert_eq!(p["solution"], solution.as_str(), "{p}");
+        // The line served starts with the solution, and where it reaches the end of
+        // the game (a principal variation may be cut short) the solver has won.
+        assert!(p["line"].as_str().unwrap().starts_with(&solution), "{p}");
+        let mut line = g.clone();
+        line.play_text(p["line"].as_str().unwrap()).unwrap();
+        if let Some(o) = line.outcome() {
+            assert_eq!(o.winner(), Some(g.position().side), "{p}");
+        }
+    }
+}
+
+#[test]
+fn a_full_queue_is_answered_503_and_the_server_recovers() {
+    let srv = Server::start(&[
+        "--puzzles",
+        "0",
+        "--searchers",
+        "1",
+        "--queue",
+        "1",
+        "--max-sims",
+        "200000",
+    ]);
+    let url = srv.url("/api/v1/bestmove");
+    // Each search runs its full 400 ms; with one searcher and one queue place, at most
+    // two of eight requests sent together can be taken.
+    let handles: Vec<_> = (0..8)
+        .map(|_| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                post(&agent(), &url, r#"{"sims": 200000, "movetime_ms": 400}"#)
+            })
+        })
+        .collect();
+    let answers: Vec<(u16, Value)> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let busy = answers.iter().filter(|(s, _)| *s == 503).count();
+    let done = answers.iter().filter(|(s, _)| *s == 200).count();
+    assert_eq!(busy + done, 8, "{answers:?}");
+    assert!(busy >= 1 && done >= 1, "{answers:?}");
+    for (s, v) in &answers {
+        if *s == 503 {
+            assert!(v["error"].as_str().unwrap().contains("busy"), "{v}");
+        }
+    }
+    let a = agent();
+    assert_eq!(post(&a, &url, r#"{"sims": 50}"#).0, 200);
+}
+
+/// The next number of a small linear congruential generator (the test's own boards).
+fn lcg(x: &mut u64) -> u64 {
+    *x = x
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    *x >> 33
+}
+
+#[test]
+fn with_tables_bestmove_keeps_the_result_a_solving_search_proves() {
+    let tb = concat!(env!("CARGO_MANIFEST_DIR"), "/tablebases/abapa");
+    let srv = Server::start(&["--puzzles", "0", "--searchers", "1", "--tb", tb]);
+    let a = agent();
+    let (_, h) = get(&a, &srv.url("/api/v1/health"));
+    assert_eq!(h["tablebase"]["max_seeds"], 12, "{h}");
+    assert_eq!(h["tablebase"]["rules"], "abapa", "{h}");
+
+    // Boards of 5 to 9 seeds: the shipped tables (≤ 12 seeds) cover them and every
+    // position after them. An independent check: alpha-beta, which knows nothing of
+    // the tables, searching to the end of the game.
+    let rules = RuleSet::abapa();
+    let mut ab = AlphaBeta::new(rules, 16);
+    let mut x = 11u64;
+    let (mut checked, mut decided) = (0, 0);
+    while checked < 40 {
+        let n = 5 + (lcg(&mut x) % 5) as u32;
+        let mut pits = [0u32; 12];
+        for _ in 0..n {
+            pits[(lcg(&mut x) % 12) as usize] += 1;
+        }
+        let south = 20 + (lcg(&mut x) % 4) as u32;
+        let north = 48 - n - south;
+        let side = if lcg(&mut x) % 2 == 0 { "S" } else { "N" };
+        let board: Vec<String> = pits.iter().map(|p| p.to_string()).collect();
+        let fen = format!("{}-{south}-{north}-{side}", board.join("-"));
+        let pos: Position = fen.parse().unwrap();
+        let game = Game::new(rules, pos);
+        if game.outcome().is_some() {
+            continue;
+        }
+        let (s, v) = post(
+            &a,
+            &srv.url("/api/v1/bestmove"),
+            &format!(r#"{{"fen": "{fen}", "sims": 200}}"#),
+        );
+        assert_eq!(s, 200, "{fen}: {v}");
+        let t = &v["tablebase"];
+        let keep = t["keep"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{fen}: no table result: {v}"));
+        let chosen = v["move"].as_str().unwrap();
+        assert!(
+            keep.contains(chosen),
+            "{fen}: the search chose {chosen}, but only {keep} keep the {}",
+            t["outcome"]
+        );
+        let r = ab.search(
+            &game,
+            &Limits {
+                depth: Some(40),
+                nodes: Some(3_000_000),
+                movetime: None,
+            },
+        );
+        if r.is_decided() {
+            decided += 1;
+            let proved = if r.score_cp > 0 { "win" } else { "loss" };
+            assert_eq!(t["outcome"], proved, "{fen}: {v}");
+        }
+        checked += 1;
+    }
+    assert!(decided >= 10, "only {decided} of 40 boards were solved");
+}

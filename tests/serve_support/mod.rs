@@ -1,0 +1,103 @@
+//! Helpers of the `serve` tests: an `oware serve` process on a free loopback port, an
+//! HTTP client for its API, and a small WebDriver client for the browser test.
+
+// Each test binary uses only some of these.
+#![allow(dead_code)]
+
+pub mod webdriver;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::channel;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_oware");
+
+/// A running `oware serve`, killed when dropped.
+pub struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT`, no trailing slash.
+    pub base: String,
+}
+
+impl Server {
+    /// Starts `oware serve --port 0 ARGS` and waits for the address it prints.
+    pub fn start(args: &[&str]) -> Server {
+        let mut child = Command::new(BIN)
+            .args(["serve", "--port", "0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("starting oware serve");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let _ = tx.send(line);
+            }
+        });
+        let line = match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(l) => l,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("oware serve printed no address within 60 s");
+            }
+        };
+        let base = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no address in '{line}'"))
+            .trim_end_matches('/')
+            .to_string();
+        Server { child, base }
+    }
+
+    /// The URL of `path` (starting with `/`).
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP client that returns every status as an answer, not an error.
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(120)))
+        .build()
+        .into()
+}
+
+fn answer(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u16, Value) {
+    let mut r = r.expect("HTTP request");
+    let status = r.status().as_u16();
+    let text = r.body_mut().read_to_string().expect("reading the body");
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
+    (status, v)
+}
+
+/// `POST url` with `body` as the request body; (status, JSON answer).
+pub fn post(agent: &ureq::Agent, url: &str, body: &str) -> (u16, Value) {
+    answer(
+        agent
+            .post(url)
+            .header("Content-Type", "application/json")
+            .send(body),
+    )
+}
+
+/// `GET url`; (status, JSON answer).
+pub fn get(agent: &ureq::Agent, url: &str) -> (u16, Value) {
+    answer(agent.get(url).call())
+}
