@@ -22,7 +22,7 @@ pub struct Args {
     port: u16,
     /// A checkpoint directory, or a run directory (its latest checkpoint).
     /// Default: the shipped network, checkpoints/oware-abapa.
-    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path())]
+    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path(), hide_default_value = true)]
     model: PathBuf,
     /// Searches run at once (one thread and one network copy each); default: the
     /// number of CPUs, at most 4.
