@@ -239,7 +239,7 @@ fn captured_pits(mover: Side, info: &MoveInfo, after: &Position) -> String {
     let mut pit = info.last_pit as usize;
     while pit / 6 == opp.index() && after.pits[pit] == 0 {
         s.push(move_letter(opp, pit % 6));
-        if pit % 6 == 0 {
+        if pit.is_multiple_of(6) {
             break;
         }
         pit -= 1;
