@@ -365,7 +365,11 @@ fn with_tables_bestmove_keeps_the_result_a_solving_search_proves() {
         }
         let south = 20 + (lcg(&mut x) % 4) as u32;
         let north = 48 - n - south;
-        let side = if lcg(&mut x) % 2 == 0 { "S" } else { "N" };
+        let side = if lcg(&mut x).is_multiple_of(2) {
+            "S"
+        } else {
+            "N"
+        };
         let board: Vec<String> = pits.iter().map(|p| p.to_string()).collect();
         let fen = format!("{}-{south}-{north}-{side}", board.join("-"));
         let pos: Position = fen.parse().unwrap();
