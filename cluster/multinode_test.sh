@@ -26,7 +26,9 @@
 #
 # Settings (environment): OWARE_BIN (default target/release/oware), PYTHON (python3,
 # with Ray), PHASE1_SECONDS / PHASE2_SECONDS / AFTER_KILL_SECONDS / RESUME_SECONDS
-# (75/75/45/40), GAMES_PER_CHUNK (256), CORE_A / CORE_B (0/1).
+# (75/75/45/40), GAMES_PER_CHUNK (256), CORE_A / CORE_B (0/1), HEAD_NICE (0; on a
+# machine with no core to spare for the head, a positive niceness keeps the head's
+# processes, learner included, from taking the worker nodes' cores).
 
 set -euo pipefail
 
@@ -49,6 +51,7 @@ P4=${RESUME_SECONDS:-40}
 GAMES=${GAMES_PER_CHUNK:-256}
 CORE_A=${CORE_A:-0}
 CORE_B=${CORE_B:-1}
+HEAD_NICE=${HEAD_NICE:-0}
 
 ID=$$
 BR="owbr$ID"
@@ -150,7 +153,7 @@ for n in head a b; do
     # A default route lets Ray find the node's own address (no packet leaves the bridge).
     ip netns exec "$ns" ip route add default via "$NET.254"
 done
-say "bridge $BR, nodes head ${IP[head]}, a ${IP[a]}, b ${IP[b]}; work dir $WORK"
+say "bridge $BR, nodes head ${IP[head]}, a ${IP[a]}, b ${IP[b]}; head niceness $HEAD_NICE; work dir $WORK"
 
 # start_node NAME CORE|- RAY-START-ARGS...
 start_node() {
@@ -158,6 +161,7 @@ start_node() {
     shift 2
     local pin=()
     [ "$core" != - ] && pin=(taskset -c "$core")
+    [ "$n" = head ] && pin=(nice -n "$HEAD_NICE")
     mkdir -p "$WORK/tmp-$n"
     # TMPDIR: the actors' private directories, in the node's own folder.
     mkdir -p "$WORK/tmp-$n/actors"
@@ -208,7 +212,7 @@ iteration() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["ite
 start_driver() {
     ip netns exec "ow$ID-head" true # the namespace exists
     nsenter --target "$(ns_init "$(cat "$WORK/head.pid")")" --pid --mount --net \
-        "$PY" -m oware_ray train --config "$WORK/config.toml" --run-dir "$RUN" \
+        nice -n "$HEAD_NICE" "$PY" -m oware_ray train --config "$WORK/config.toml" --run-dir "$RUN" \
         --address "$HEAD_IP:6379" --workers 2 --worker-threads 1 --games "$GAMES" \
         --oware "$OWARE" >>"$WORK/driver.log" 2>&1 &
     DRIVER_PID=$!
