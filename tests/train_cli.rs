@@ -90,6 +90,20 @@ fn metric_iterations(run: &Path) -> Vec<u64> {
         .collect()
 }
 
+/// Sends SIGTERM to `child` (started by this test), checks it stops within `secs`
+/// seconds with exit code 128 + 15, and returns what it wrote to stderr.
+fn sigterm_and_wait(child: &mut std::process::Child, secs: u64) -> String {
+    // SAFETY: sends a signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let t1 = Instant::now();
+    let status = child.wait().unwrap();
+    assert!(t1.elapsed() < Duration::from_secs(secs), "slow to stop");
+    assert_eq!(status.code(), Some(143));
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    err
+}
+
 fn no_temp_files(dir: &Path) {
     for e in fs::read_dir(dir).unwrap() {
         let e = e.unwrap();
@@ -403,14 +417,7 @@ fn a_trainer_without_selfplay_learns_from_the_workers_chunks_as_they_arrive() {
     // SIGTERM while it waits: a clean stop, nothing committed, exit 128 + 15.
     let mut trainer = spawn(&["--set", "train.iterations=3"]);
     std::thread::sleep(Duration::from_millis(1500));
-    // SAFETY: sends a signal to the child this test started.
-    assert_eq!(unsafe { libc::kill(trainer.id() as i32, libc::SIGTERM) }, 0);
-    let t1 = Instant::now();
-    let status = trainer.wait().unwrap();
-    assert!(t1.elapsed() < Duration::from_secs(10), "slow to stop");
-    assert_eq!(status.code(), Some(143));
-    let mut err = String::new();
-    std::io::Read::read_to_string(trainer.stderr.as_mut().unwrap(), &mut err).unwrap();
+    let err = sigterm_and_wait(&mut trainer, 10);
     assert!(err.contains("iteration 3 abandoned"), "{err}");
     assert_eq!(state(&run)["iteration"].as_u64(), Some(2));
     no_temp_files(&run);
@@ -538,14 +545,7 @@ fn one_writer_per_run_and_sigterm_stops_cleanly() {
         "{err}"
     );
     // SIGTERM: the first stops at the next safe point, says so, exits 128 + 15.
-    // SAFETY: sends a signal to the child this test started.
-    assert_eq!(unsafe { libc::kill(first.id() as i32, libc::SIGTERM) }, 0);
-    let t1 = Instant::now();
-    let status = first.wait().unwrap();
-    assert!(t1.elapsed() < Duration::from_secs(30), "slow to stop");
-    assert_eq!(status.code(), Some(143));
-    let mut err = String::new();
-    std::io::Read::read_to_string(first.stderr.as_mut().unwrap(), &mut err).unwrap();
+    let err = sigterm_and_wait(&mut first, 30);
     assert!(err.contains("stopped by signal 15"), "{err}");
     no_temp_files(&run);
     // Nothing half-done: the rows are those of the committed iterations, and the lock is
