@@ -115,7 +115,7 @@ fn build(a: BuildArgs) -> Result<()> {
     let t0 = Instant::now();
     if !a.json {
         super::out(&format!(
-            "{} rules, boards with at most {} seeds ({} boards) into {}\n{:>5} {:>12} {:>8} {:>13} {:>9}\n",
+            "{} rules, boards with at most {} seeds ({} boards) into {}\n{:>5} {:>12} {:>8} {:>8} {:>13} {:>9}\n",
             rules.name(),
             a.max_seeds,
             index::boards_up_to(a.max_seeds),
@@ -123,6 +123,7 @@ fn build(a: BuildArgs) -> Result<()> {
             "seeds",
             "boards",
             "exact",
+            "decided",
             "inner moves",
             "seconds"
         ))?;
@@ -134,10 +135,11 @@ fn build(a: BuildArgs) -> Result<()> {
         }
         let e = &r.entry;
         let line = format!(
-            "{:>5} {:>12} {:>7.2}% {:>13} {:>9}\n",
+            "{:>5} {:>12} {:>7.2}% {:>7.2}% {:>13} {:>9}\n",
             e.seeds,
             e.boards,
             100.0 * e.exact as f64 / e.boards as f64,
+            100.0 * e.decided as f64 / e.boards as f64,
             e.inner_moves,
             if r.resumed {
                 "(done)".to_string()
@@ -295,7 +297,7 @@ fn verify(a: VerifyArgs) -> Result<()> {
     let pct = |x: u64, of: u64| 100.0 * x as f64 / of.max(1) as f64;
     let mut s = format!(
         "{} random boards with 1..={} seeds ({} rules, seed {}), {:.1} s\n\
-         exact entries (decided without repetition): {exact} ({:.2}%)\n\
+         exact entries (proven: no repetition score enters them): {exact} ({:.2}%)\n\
          solved by the history-aware search: {solved} (unsolved within {} nodes: {unsolved})\n\
          agree: {agree} ({:.3}% of solved)\n\
          disagree: {} (exact entries {bad_exact}, repetition entries {bad_rep}); sign of the margin differs in {outcome_bad}\n",

@@ -75,6 +75,7 @@ fn table_json(tb: Option<&Tablebase>, pos: &Position) -> Value {
         "keep": keep,
         "moves": margins,
         "history_free": true,
+        "exact": p.exact,
     })
 }
 

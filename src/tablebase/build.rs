@@ -94,6 +94,26 @@ pub fn steps(
     lower: &[Vec<u8>],
     mut each: impl FnMut(usize, Step),
 ) -> Option<i32> {
+    steps_bounded(rules, pits, n, lower, None, |a, s, _| each(a, s))
+}
+
+/// Bounds on a board's value (with no position played since the last capture, the
+/// table's definition) that no repetition score can break, one `[low, high]` per board of a count in rank
+/// order: the `L` and `H` of the analysis with every exit valued by the bounds of the
+/// smaller boards it reaches, clamped to `[−n, n]`. Kept in memory during a build only.
+pub type Bounds = Vec<[i8; 2]>;
+
+/// [`steps`], and with `bounds` (those of the counts below `n`) each exit's value bounds
+/// from the mover's view, passed as the third argument (`[v, v]` without `bounds`).
+#[inline]
+fn steps_bounded(
+    rules: RuleSet,
+    pits: &[u8; 12],
+    n: usize,
+    lower: &[Vec<u8>],
+    bounds: Option<&[Bounds]>,
+    mut each: impl FnMut(usize, Step, [i32; 2]),
+) -> Option<i32> {
     let p = Position {
         pits: *pits,
         stores: [0, 0],
@@ -115,17 +135,28 @@ pub fn steps(
         let left = q.board_seeds() as usize;
         if left < n {
             let gain = q.stores[0] as i32 - q.stores[1] as i32;
-            let (v, _) = decode(lower[left][rank(&mover_pits(&q)) as usize]);
+            let r = rank(&mover_pits(&q)) as usize;
+            let (v, _) = decode(lower[left][r]);
             let v = v as i32;
             // Ouril: after a grand slam the mover moves again, so the next board's
             // value is his own.
             let sign = if q.side == Side::South { 1 } else { -1 };
-            each(a, Step::Exit(gain + sign * v));
+            let [lo, hi] = match bounds {
+                Some(b) => b[left][r].map(i32::from),
+                None => [v, v],
+            };
+            let range = if sign == 1 {
+                [gain + lo, gain + hi]
+            } else {
+                [gain - hi, gain - lo]
+            };
+            each(a, Step::Exit(gain + sign * v), range);
         } else {
             // A move that captures nothing always hands the move over (only a capture
             // of the whole row lets an ouril player move again).
             debug_assert_eq!(q.side, Side::North);
-            each(a, Step::Inner(rank(&mover_pits(&q)) as u32));
+            let r = rank(&mover_pits(&q)) as u32;
+            each(a, Step::Inner(r), [0, 0]);
         }
     }
     None
@@ -150,44 +181,71 @@ fn repetition_score(rules: RuleSet, pits: &[u8; 12]) -> i32 {
 pub struct CountStats {
     /// Boards in the table.
     pub boards: u64,
-    /// Boards whose value was decided without repetition (`L == H`).
+    /// Boards whose value is proven (the exact bit): no repetition score enters it, here
+    /// or in any smaller table its lines reach.
     pub exact: u64,
+    /// Boards decided without repetition at this count, given the smaller tables'
+    /// values (`L == H`, both clamped to [−n, n]): a superset of the exact ones.
+    pub decided: u64,
     /// Inner (non-capturing) moves: edges of the graph solved.
     pub inner_moves: u64,
 }
 
-/// Solves every board with `n` seeds; `lower` holds the tables of 0..n seeds. Returns
-/// one encoded byte per board, in rank order, and the figures. Runs on the current rayon
-/// pool.
-pub fn solve_count(rules: RuleSet, n: usize, lower: &[Vec<u8>]) -> (Vec<u8>, CountStats) {
+/// Solves every board with `n` seeds; `lower` holds the tables of 0..n seeds and
+/// `lower_bounds` their [`Bounds`]. Returns one encoded byte per board, in rank order,
+/// the bounds of this count, and the figures. Runs on the current rayon pool.
+pub fn solve_count(
+    rules: RuleSet,
+    n: usize,
+    lower: &[Vec<u8>],
+    lower_bounds: &[Bounds],
+) -> (Vec<u8>, Bounds, CountStats) {
     assert_eq!(lower.len(), n, "tables of 0..{n} seeds needed");
+    assert_eq!(lower_bounds.len(), n, "bounds of 0..{n} seeds needed");
     let total = boards_with(n) as usize;
     assert!(total < (1 << 30), "at most 2^30 boards per count");
 
-    // Pass 1: best exit, inner-move count and in-degree of every board.
+    // Pass 1: best exit (by the smaller tables' values, and by their lower and upper
+    // bounds), inner-move count and in-degree of every board.
     let mut exit_max = vec![NONE; total];
+    let mut exit_lo = vec![NONE; total];
+    let mut exit_hi = vec![NONE; total];
     let mut out_deg = vec![0u8; total];
     let in_deg: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
     exit_max
         .par_chunks_mut(CHUNK)
+        .zip(exit_lo.par_chunks_mut(CHUNK))
+        .zip(exit_hi.par_chunks_mut(CHUNK))
         .zip(out_deg.par_chunks_mut(CHUNK))
         .enumerate()
-        .for_each(|(c, (ex, od))| {
+        .for_each(|(c, (((ex, lo), hi), od))| {
             for i in 0..ex.len() {
                 let pits = unrank(n, (c * CHUNK + i) as u64);
-                let mut best = i32::MIN;
+                let mut best = [i32::MIN; 3];
                 let mut deg = 0u8;
-                let terminal = steps(rules, &pits, n, lower, |_, s| match s {
-                    Step::Exit(v) => best = best.max(v),
-                    Step::Inner(q) => {
-                        deg += 1;
-                        in_deg[q as usize].fetch_add(1, Ordering::Relaxed);
-                    }
-                });
+                let terminal = steps_bounded(
+                    rules,
+                    &pits,
+                    n,
+                    lower,
+                    Some(lower_bounds),
+                    |_, s, [l, h]| match s {
+                        Step::Exit(v) => {
+                            best = [best[0].max(v), best[1].max(l), best[2].max(h)];
+                        }
+                        Step::Inner(q) => {
+                            deg += 1;
+                            in_deg[q as usize].fetch_add(1, Ordering::Relaxed);
+                        }
+                    },
+                );
                 if let Some(t) = terminal {
-                    best = t;
+                    best = [t; 3];
                 }
-                ex[i] = if best == i32::MIN { NONE } else { best as i8 };
+                let byte = |b: i32| if b == i32::MIN { NONE } else { b as i8 };
+                ex[i] = byte(best[0]);
+                lo[i] = byte(best[1]);
+                hi[i] = byte(best[2]);
                 od[i] = deg;
             }
         });
@@ -228,36 +286,54 @@ pub fn solve_count(rules: RuleSet, n: usize, lower: &[Vec<u8>]) -> (Vec<u8>, Cou
     drop(cursor);
     let preds: Vec<u32> = preds.into_iter().map(AtomicU32::into_inner).collect();
 
-    // Pass 3: the sweep from the highest value down.
-    let (low, high) = sweep(n, &exit_max, &mut out_deg, &start, &preds);
+    // Pass 3: the sweeps from the highest value down. First `L` and `H` with the
+    // smaller tables' values; then the same game with the mover's exits at their lower
+    // bounds and the opponent's at their upper ones: bounds no repetition score can break.
+    let mut remaining = out_deg.clone();
+    let (low, high) = sweep(n, &exit_max, &exit_max, &mut remaining, &start, &preds);
+    drop(exit_max);
+    let (safe_low, safe_high) = sweep(n, &exit_lo, &exit_hi, &mut out_deg, &start, &preds);
     drop(preds);
     drop(start);
 
-    // The stored value.
+    // The stored value and the bounds.
     let mut out = vec![0u8; total];
-    let exact: u64 = out
+    let mut bounds: Bounds = vec![[0, 0]; total];
+    let cap = n as i32;
+    let (exact, decided) = out
         .par_chunks_mut(CHUNK)
+        .zip(bounds.par_chunks_mut(CHUNK))
         .enumerate()
-        .map(|(c, o)| {
-            let mut exact = 0u64;
+        .map(|(c, (o, bo))| {
+            let (mut exact, mut decided) = (0u64, 0u64);
             for i in 0..o.len() {
                 let k = c * CHUNK + i;
                 let (l, h) = (low[k] as i32, high[k] as i32);
+                let (sl, sh) = (safe_low[k] as i32, safe_high[k] as i32);
+                debug_assert!(sl <= l && h <= sh, "bounds inside out at {k}");
                 let pits = unrank(n, k as u64);
                 let f = repetition_score(rules, &pits);
                 let v = f.clamp(l, h);
-                let is_exact = l == h;
+                // Every margin lies in [−n, n], so the bounds are clamped there: an
+                // endless line the mover would like (H* = +∞) cannot give him more than
+                // the n seeds on the board.
+                let (sl, sh) = (sl.clamp(-cap, cap), sh.clamp(-cap, cap));
+                let is_exact = sl == sh;
                 exact += is_exact as u64;
+                decided += (l.clamp(-cap, cap) == h.clamp(-cap, cap)) as u64;
                 o[i] = encode(v as i8, is_exact);
+                bo[i] = [sl as i8, sh as i8];
             }
-            exact
+            (exact, decided)
         })
-        .sum();
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     (
         out,
+        bounds,
         CountStats {
             boards: total as u64,
             exact,
+            decided,
             inner_moves: edges as u64,
         },
     )
@@ -267,12 +343,13 @@ pub fn solve_count(rules: RuleSet, n: usize, lower: &[Vec<u8>]) -> (Vec<u8>, Cou
 /// ∓(n+1) standing for ∓∞ (endless play).
 fn sweep(
     n: usize,
-    exit_max: &[i8],
+    exit_a: &[i8],
+    exit_b: &[i8],
     remaining: &mut [u8],
     start: &[u32],
     preds: &[u32],
 ) -> (Vec<i8>, Vec<i8>) {
-    let total = exit_max.len();
+    let total = exit_a.len();
     let levels = 2 * n + 1;
     let level = |v: i32| (v + n as i32) as usize;
     // Entries: board index, bit 31 = B node, bit 30 = A node already given its value.
@@ -280,11 +357,11 @@ fn sweep(
     const SET: u32 = 1 << 30;
     let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); levels];
     for k in 0..total {
-        if exit_max[k] != NONE {
-            buckets[level(exit_max[k] as i32)].push(k as u32);
-            if remaining[k] == 0 {
-                buckets[level(-(exit_max[k] as i32))].push(k as u32 | B);
-            }
+        if exit_a[k] != NONE {
+            buckets[level(exit_a[k] as i32)].push(k as u32);
+        }
+        if exit_b[k] != NONE && remaining[k] == 0 {
+            buckets[level(-(exit_b[k] as i32))].push(k as u32 | B);
         }
     }
     let mut a = vec![NONE; total];
@@ -315,10 +392,10 @@ fn sweep(
                     let p = p as usize;
                     remaining[p] -= 1;
                     if remaining[p] == 0 {
-                        let bv = if exit_max[p] == NONE {
+                        let bv = if exit_b[p] == NONE {
                             v
                         } else {
-                            v.min(-(exit_max[p] as i32))
+                            v.min(-(exit_b[p] as i32))
                         };
                         buckets[level(bv)].push(p as u32 | B);
                     }

@@ -6,7 +6,7 @@
 //! | bytes | what |
 //! |---|---|
 //! | 0..4 | magic `OWTB` |
-//! | 4..8 | format version, u32 little-endian (1) |
+//! | 4..8 | format version, u32 little-endian (2; version 1's bit 7 only meant "decided without repetition at this count") |
 //! | 8 | seed count `n` |
 //! | 9 | rule set (index in the preset list: 0 abapa, 1 awari, 2 grand-slam-captures, 3 ouril, 4 traditional) |
 //! | 10..16 | zero |
@@ -27,14 +27,14 @@ use super::index::boards_with;
 use crate::game::{Preset, RuleSet};
 
 /// The table file format version.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const MAGIC: &[u8; 4] = b"OWTB";
 const HEADER: usize = 32;
 /// The manifest's file name inside a table directory.
 pub const MANIFEST: &str = "manifest.json";
 
 /// What the value of an entry means, written into every manifest.
-pub const VALUE_MEANING: &str = "margin of future captures (mover's minus opponent's, seeds still on the board shared as the rules end the game) that the player to move can force with best play from this board, with no position repeated since the last capture; stores do not enter (the outcome is the sign of store difference + value). Bit 7 set: decided without repetition inside this seed count (exact when the smaller tables it captures into are). Bit 7 clear: a repetition decides; the value is the repetition score of this board (own-row rules: mover's row minus opponent's; split-evenly rules: 0, exact) clamped into the interval both sides can force.";
+pub const VALUE_MEANING: &str = "margin of future captures (mover's minus opponent's, seeds still on the board shared as the rules end the game) that the player to move can force with best play from this board, with no position repeated since the last capture; stores do not enter (the outcome is the sign of store difference + value). Bit 7 set (exact): the value is proven, no repetition score entering it, at this seed count or in any smaller table its lines reach. Bit 7 clear: a repetition may decide; where it does at this count, the value is the repetition score of this board (own-row rules: mover's row minus opponent's; split-evenly rules: 0) clamped into the interval both sides can force.";
 
 /// The manifest: `manifest.json` in the table directory.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -66,8 +66,13 @@ pub struct FileEntry {
     pub bytes: u64,
     /// Checksum of the entries, 16 hex digits.
     pub checksum: String,
-    /// Boards decided without repetition.
+    /// Boards whose value is proven (the exact bit): no repetition score enters it, at
+    /// this count or in any smaller table its lines reach.
     pub exact: u64,
+    /// Boards decided without repetition at this count, given the smaller tables'
+    /// values (a superset of `exact`).
+    #[serde(default)]
+    pub decided: u64,
     /// Non-capturing moves among the boards (edges of the solved graph).
     pub inner_moves: u64,
     /// Wall-clock seconds this count took to solve and write.
@@ -111,7 +116,8 @@ impl Manifest {
         }
         if m.version != FORMAT_VERSION {
             return Err(bad(format!(
-                "format version {}, this program reads {FORMAT_VERSION}",
+                "format version {}, this program reads {FORMAT_VERSION}: build the tables \
+                 again with `oware tablebase build`",
                 m.version
             )));
         }
@@ -211,6 +217,7 @@ pub fn write_table(
         bytes: buf.len() as u64,
         checksum: format!("{sum:016x}"),
         exact: 0,
+        decided: 0,
         inner_moves: 0,
         build_seconds: 0.0,
     })

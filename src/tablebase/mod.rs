@@ -16,8 +16,8 @@
 //! (exactly the situation right after a capture, which is how every lower table is
 //! reached). Inside one seed count, the retrograde analysis ([`build`]) finds for each
 //! board the interval of margins that the two sides can force without any repetition;
-//! where the interval is a single value (bit 7 of the entry, "exact"), that is the value.
-//! Where it is not, a repetition decides the game:
+//! where the interval is a single value, that is the value. Where it is not, a
+//! repetition decides the game:
 //! - when the rules split the seeds left evenly (`awari`, `traditional`) a repetition
 //!   scores 0 whatever the path, and the value (0 clamped into the interval) is exact too;
 //! - when each player takes his own row (`abapa`, `grand-slam-captures`, `ouril`) the
@@ -25,6 +25,14 @@
 //!   table takes the score of a repetition at this board (own row minus the opponent's),
 //!   clamped into the interval. This is the table's one approximation; its disagreement
 //!   with a search that carries the history is measured (`oware tablebase verify`).
+//!
+//! A value decided without repetition at its own count can still rest on such an
+//! approximate value in a smaller table that a capture reaches (a capture empties the
+//! history, so the smaller board is met exactly as its table defines it, but its value may
+//! be the approximation). So the build also carries, for every board, bounds that no
+//! repetition score can break (the same analysis with each exit valued by the smaller
+//! board's bounds instead of its value), and bit 7 of an entry, **exact**, says those
+//! bounds meet: the value is then proven, through every smaller table.
 //!
 //! # Layout
 //! One file per seed count (`seeds-NN.tb`, see [`file`]) and `manifest.json`; the
@@ -129,7 +137,9 @@ impl TbOutcome {
         }
     }
 
-    fn of(final_margin: i32) -> TbOutcome {
+    /// The outcome of a game whose final store difference (the mover's minus the
+    /// opponent's) is `final_margin`.
+    pub fn of(final_margin: i32) -> TbOutcome {
         match final_margin.signum() {
             1 => TbOutcome::Win,
             0 => TbOutcome::Draw,
@@ -143,7 +153,7 @@ impl TbOutcome {
 pub struct Probe {
     /// Margin of future captures the mover can force (−n..n seeds).
     pub value: i32,
-    /// Decided without repetition (see the module docs).
+    /// The value is proven: no repetition score enters it (see the module docs).
     pub exact: bool,
     /// The result of the game with best play, given the stores.
     pub outcome: TbOutcome,
@@ -341,11 +351,24 @@ pub fn build(
         None => Manifest::new(rules),
     };
     let mut tables: Vec<Vec<u8>> = Vec::new();
+    // The bounds are not stored: a resumed build solves the counts it has again, in
+    // memory, and checks each against its file.
+    let mut bounds: Vec<build::Bounds> = Vec::new();
     for e in manifest.files.clone() {
         if e.seeds > max_seeds {
             break;
         }
-        tables.push(file::read_table(dir, rules, &e)?);
+        let stored = file::read_table(dir, rules, &e)?;
+        let (entries, b, _) =
+            pool.install(|| build::solve_count(rules, tables.len(), &tables, &bounds));
+        if entries != stored {
+            return Err(TablebaseError::Corrupt {
+                path: dir.join(&e.file),
+                what: "differs from the same count solved again (built by another version?)".into(),
+            });
+        }
+        tables.push(stored);
+        bounds.push(b);
         on_count(&BuildReport {
             entry: e,
             resumed: true,
@@ -353,9 +376,11 @@ pub fn build(
     }
     for n in tables.len()..=max_seeds {
         let t0 = Instant::now();
-        let (entries, stats) = pool.install(|| build::solve_count(rules, n, &tables));
+        let (entries, b, stats) = pool.install(|| build::solve_count(rules, n, &tables, &bounds));
+        bounds.push(b);
         let mut entry = file::write_table(dir, rules, n, &entries)?;
         entry.exact = stats.exact;
+        entry.decided = stats.decided;
         entry.inner_moves = stats.inner_moves;
         entry.build_seconds = (t0.elapsed().as_secs_f64() * 100.0).round() / 100.0;
         tables.push(entries);
@@ -374,9 +399,11 @@ pub fn build(
 /// Builds the tables up to `max_seeds` in memory (tests and small tools).
 pub fn build_in_memory(rules: RuleSet, max_seeds: usize) -> Tablebase {
     let mut tables = Vec::new();
+    let mut bounds = Vec::new();
     for n in 0..=max_seeds {
-        let (t, _) = build::solve_count(rules, n, &tables);
+        let (t, b, _) = build::solve_count(rules, n, &tables, &bounds);
         tables.push(t);
+        bounds.push(b);
     }
     Tablebase::from_tables(rules, tables)
 }

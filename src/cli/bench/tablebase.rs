@@ -39,9 +39,11 @@ pub fn run(a: Args) -> Result<()> {
     let threads = pool.current_num_threads();
     let t = Instant::now();
     let mut tables = Vec::new();
+    let mut bounds = Vec::new();
     for n in 0..=a.max_seeds.min(16) {
-        let (table, _) = pool.install(|| build::solve_count(rules, n, &tables));
+        let (table, b, _) = pool.install(|| build::solve_count(rules, n, &tables, &bounds));
         tables.push(table);
+        bounds.push(b);
     }
     let build_secs = t.elapsed().as_secs_f64();
     let boards = index::boards_up_to(a.max_seeds.min(16));
