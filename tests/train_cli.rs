@@ -635,3 +635,62 @@ fn a_full_disk_is_a_clear_error_and_the_run_resumes_once_space_is_freed() {
     let rows = metric_iterations(&run);
     assert_eq!(rows, (1..=6).collect::<Vec<_>>());
 }
+
+/// The bytes of a checkpoint's weights file and its manifest's step.
+fn weights_and_step(checkpoint: &Path) -> (Vec<u8>, u64) {
+    let manifest: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(checkpoint.join("manifest.json")).unwrap())
+            .unwrap();
+    (
+        fs::read(checkpoint.join("model.bpk")).unwrap(),
+        manifest["step"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn a_run_can_start_from_another_runs_network() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = write_config(d.path(), TINY);
+    let first = d.path().join("first");
+    succeeded(&train(&cfg, &first, &["--set", "train.iterations=2"]));
+    let (weights, step) = weights_and_step(&first.join("checkpoints/iter-0002"));
+    assert!(step > 0);
+
+    // A second run started from the first one's latest network: its iteration 0 is that
+    // network, step count included, and training goes on from there.
+    let second = d.path().join("second");
+    let from = format!("train.init_from={}", first.display());
+    succeeded(&train(
+        &cfg,
+        &second,
+        &["--set", "train.iterations=1", "--set", &from],
+    ));
+    let (w0, s0) = weights_and_step(&second.join("checkpoints/iter-0000"));
+    assert_eq!(s0, step);
+    assert!(
+        w0 == weights,
+        "iteration 0 does not hold the first run's weights"
+    );
+    let (w1, s1) = weights_and_step(&second.join("checkpoints/iter-0001"));
+    assert!(s1 > step, "{s1} ≤ {step}");
+    assert!(w1 != weights, "training changed nothing");
+
+    // A network of another shape, or a path that holds none, is an error naming the key,
+    // and leaves no run behind.
+    for (set, needle) in [
+        ("model.width=32".to_string(), "\"width\":16"),
+        (
+            format!("train.init_from={}", d.path().join("nothing").display()),
+            "nothing",
+        ),
+    ] {
+        let third = d.path().join("third");
+        let out = train(&cfg, &third, &["--set", &from, "--set", &set]);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("train.init_from"), "{err}");
+        assert!(err.contains(needle), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!third.join("state.json").exists());
+    }
+}

@@ -210,6 +210,7 @@ pub(crate) fn generate_suite(
             games,
             seed ^ (round << 32),
             vec![Box::new(ev)],
+            None,
             &Progress::default(),
         );
         let games: Vec<_> = out

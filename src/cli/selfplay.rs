@@ -68,6 +68,7 @@ pub fn run(a: Args) -> Result<()> {
     std::fs::create_dir_all(counter.parent().expect("has a parent"))
         .with_context(|| format!("creating {}", dir.root.join("workers").display()))?;
     let mut n = first_free_number(&dir, &worker, &counter)?;
+    let tables = selfplay::open_tablebase(&config.selfplay, config.game.rules)?;
     let mut played = 0u64;
     loop {
         if a.batches > 0 && played >= a.batches {
@@ -92,6 +93,7 @@ pub fn run(a: Args) -> Result<()> {
             games,
             splitmix64(&mut s),
             evaluators,
+            tables.as_ref(),
             &Progress::default(),
         );
         let name = format!("worker-{worker}-{n:05}.bin");

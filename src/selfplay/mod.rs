@@ -7,6 +7,7 @@
 //! from stream `g` of the seed, so the same seed, config and thread count give the
 //! same games.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -16,6 +17,7 @@ use crate::game::{Game, Outcome, Position, RuleSet};
 use crate::rng::Rng;
 use crate::search::Evaluator;
 use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
+use crate::tablebase::Tablebase;
 
 /// One training sample: a position searched with a full search, its targets filled in
 /// when the game ended.
@@ -52,6 +54,17 @@ pub struct SelfPlayConfig {
     pub temperature: f32,
     /// See `temperature`.
     pub temperature_plies: u32,
+    /// A tablebase directory of the run's rules: every search node below the root whose
+    /// board the tables hold counts as a finished game with the table's result, so the
+    /// searches play those endings exactly (the games still go on to their real end, and
+    /// the network still sees and learns those positions). Empty: none.
+    pub tablebase: String,
+    /// Continuous self-play (`oware train` only): a slot whose game ends starts the next
+    /// game at once, and an iteration ends once `games_per_iteration` games have finished;
+    /// the games still in flight carry over and go on with the next iteration's network.
+    /// The batch stays full instead of draining while an iteration waits for its longest
+    /// game. `false`: every iteration plays its games from start to end.
+    pub continuous: bool,
 }
 
 impl Default for SelfPlayConfig {
@@ -62,6 +75,8 @@ impl Default for SelfPlayConfig {
             opening_plies: 8,
             temperature: 1.0,
             temperature_plies: 20,
+            tablebase: String::new(),
+            continuous: false,
         }
     }
 }
@@ -91,6 +106,8 @@ pub struct GameRecord {
     pub moves: Vec<u8>,
     /// How it ended.
     pub outcome: Outcome,
+    /// Training samples it gave (its full searches).
+    pub samples: usize,
 }
 
 /// Live counters, readable from another thread (for progress display).
@@ -134,6 +151,20 @@ struct SlotState {
     pending: Vec<(Position, u8, [f32; 6], f32)>,
 }
 
+impl SlotState {
+    /// `n` slots with no game.
+    fn parked(n: usize) -> Vec<SlotState> {
+        (0..n)
+            .map(|_| SlotState {
+                id: 0,
+                active: false,
+                full: false,
+                pending: Vec::with_capacity(256),
+            })
+            .collect()
+    }
+}
+
 /// Wraps an evaluator to time it.
 struct Timed<'a> {
     inner: &'a mut dyn Evaluator,
@@ -159,7 +190,9 @@ impl Evaluator for Timed<'_> {
 
 /// Plays `games` self-play games on one worker thread per evaluator in `evaluators`
 /// (each thread owns one). Deterministic for a given (seed, config, number of
-/// evaluators).
+/// evaluators, tables). `tablebase` is what `cfg.tablebase` names, opened by the caller
+/// ([`open_tablebase`]); tables of other rules are ignored.
+#[allow(clippy::too_many_arguments)]
 pub fn play(
     cfg: &SelfPlayConfig,
     mcts: &MctsConfig,
@@ -167,6 +200,7 @@ pub fn play(
     games: usize,
     seed: u64,
     evaluators: Vec<Box<dyn Evaluator>>,
+    tablebase: Option<&Arc<Tablebase>>,
     progress: &Progress,
 ) -> SelfPlayOutput {
     let t0 = Instant::now();
@@ -179,8 +213,13 @@ pub fn play(
             .map(|(t, mut e)| {
                 let ids: Vec<u64> = (t..games).step_by(threads).map(|g| g as u64).collect();
                 let slots = (cfg.games_in_flight / threads).max(1).min(ids.len().max(1));
+                let tb = tablebase.cloned();
                 scope.spawn(move || {
-                    worker(cfg, mcts, rules, &ids, slots, seed, e.as_mut(), progress)
+                    let mut b = BatchSearch::new(mcts.clone(), rules, slots, seed);
+                    b.set_tablebase(tb);
+                    let mut state = SlotState::parked(slots);
+                    let mut queue = GameQueue::new(Ids::List(&ids), cfg, mcts, seed, progress);
+                    worker(&mut b, &mut state, &mut queue, None, e.as_mut())
                 })
             })
             .collect();
@@ -189,15 +228,20 @@ pub fn play(
             .map(|h| h.join().expect("self-play worker panicked"))
             .collect()
     });
+    merge(outputs, t0)
+}
+
+/// One output from the workers': games in id order (not finishing order, so the output
+/// does not depend on timing), their samples in the same order.
+fn merge(outputs: Vec<WorkerOutput>, t0: Instant) -> SelfPlayOutput {
     let mut out = SelfPlayOutput::default();
-    let mut finished = Vec::with_capacity(games);
+    let mut finished = Vec::new();
     for o in outputs {
         out.simulations += o.simulations;
         out.evaluations += o.evaluations;
         out.eval_seconds += o.eval_seconds;
         finished.extend(o.finished);
     }
-    // Game order, not finishing order, so the output does not depend on timing.
     finished.sort_by_key(|(g, _): &(GameRecord, Vec<Sample>)| g.id);
     for (g, s) in finished {
         out.samples.extend(s);
@@ -207,6 +251,109 @@ pub fn play(
     out
 }
 
+/// Continuous self-play ([`SelfPlayConfig::continuous`]): the workers' searches and
+/// games in flight live here between calls, so a call ends once enough games have
+/// finished and the rest go on in the next call, with the evaluators it brings.
+pub struct SelfPlayPool {
+    workers: Vec<PoolWorker>,
+    seed: u64,
+}
+
+/// One worker thread's games in flight between calls.
+struct PoolWorker {
+    search: BatchSearch,
+    state: Vec<SlotState>,
+    /// The next game this worker starts is number `next · threads + t`.
+    next: u64,
+    t: u64,
+}
+
+impl SelfPlayPool {
+    /// An empty pool. Game `g` draws its randomness from stream `g` of `seed`; game
+    /// numbers grow over the pool's life, so no two games share a stream.
+    pub fn new(seed: u64) -> SelfPlayPool {
+        SelfPlayPool {
+            workers: Vec::new(),
+            seed,
+        }
+    }
+
+    /// Games in flight (started, not finished).
+    pub fn in_flight(&self) -> usize {
+        self.workers
+            .iter()
+            .map(|w| w.state.iter().filter(|s| s.active).count())
+            .sum()
+    }
+
+    /// Plays until at least `games` games have finished (each of the `evaluators.len()`
+    /// threads finishes its share, `games / threads` or one more), then returns those
+    /// games and their samples, positions searched in earlier calls included. The first
+    /// call (or one with another thread count) starts `cfg.games_in_flight` games.
+    /// Deterministic for a given (seed, config, sequence of calls and thread count).
+    #[allow(clippy::too_many_arguments)]
+    pub fn play(
+        &mut self,
+        cfg: &SelfPlayConfig,
+        mcts: &MctsConfig,
+        rules: RuleSet,
+        games: usize,
+        evaluators: Vec<Box<dyn Evaluator>>,
+        tablebase: Option<&Arc<Tablebase>>,
+        progress: &Progress,
+    ) -> SelfPlayOutput {
+        let t0 = Instant::now();
+        let threads = evaluators.len().max(1);
+        if self.workers.len() != threads {
+            self.workers = (0..threads)
+                .map(|t| {
+                    let slots = (cfg.games_in_flight / threads).max(1);
+                    PoolWorker {
+                        search: BatchSearch::new(mcts.clone(), rules, slots, self.seed),
+                        state: SlotState::parked(slots),
+                        next: 0,
+                        t: t as u64,
+                    }
+                })
+                .collect();
+        }
+        let seed = self.seed;
+        let outputs: Vec<WorkerOutput> = std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .workers
+                .iter_mut()
+                .zip(evaluators)
+                .enumerate()
+                .map(|(t, (w, mut e))| {
+                    let quota = games / threads + usize::from(t < games % threads);
+                    let tb = tablebase.cloned();
+                    scope.spawn(move || {
+                        w.search.set_tablebase(tb);
+                        let ids = Ids::Endless {
+                            next: &mut w.next,
+                            t: w.t,
+                            threads: threads as u64,
+                        };
+                        let mut queue = GameQueue::new(ids, cfg, mcts, seed, progress);
+                        worker(
+                            &mut w.search,
+                            &mut w.state,
+                            &mut queue,
+                            Some(quota),
+                            e.as_mut(),
+                        )
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("self-play worker panicked"))
+                .collect()
+        });
+        merge(outputs, t0)
+    }
+}
+
 struct WorkerOutput {
     finished: Vec<(GameRecord, Vec<Sample>)>,
     simulations: u64,
@@ -214,51 +361,61 @@ struct WorkerOutput {
     eval_seconds: f64,
 }
 
-/// Plays the games `ids` with `slots` of them in flight at once.
-#[allow(clippy::too_many_arguments)]
-fn worker(
+/// Opens the tables `cfg.tablebase` names (None when it is empty), shared with every
+/// other user of the same directory in the process; an error names the key and the file.
+pub fn open_tablebase(
     cfg: &SelfPlayConfig,
-    mcts: &MctsConfig,
     rules: RuleSet,
-    ids: &[u64],
-    slots: usize,
-    seed: u64,
+) -> anyhow::Result<Option<Arc<Tablebase>>> {
+    use anyhow::Context;
+    if cfg.tablebase.is_empty() {
+        return Ok(None);
+    }
+    let tb = crate::tablebase::open_shared(std::path::Path::new(&cfg.tablebase))
+        .with_context(|| format!("selfplay.tablebase = {}", cfg.tablebase))?;
+    if tb.rules() != rules {
+        anyhow::bail!(
+            "selfplay.tablebase = {}: the tables are for {}, the games are played under {}",
+            cfg.tablebase,
+            tb.rules().name(),
+            rules.name()
+        );
+    }
+    Ok(Some(tb))
+}
+
+/// Plays the games `queue` hands out with `b`'s slots in flight at once: slots without a
+/// game start one, a finished game's slot starts the next. Without a quota it returns
+/// when the queue is empty and every game has finished; with one, as soon as that many
+/// games have finished in this call (the others stay in `b` and `state`).
+fn worker(
+    b: &mut BatchSearch,
+    state: &mut [SlotState],
+    queue: &mut GameQueue<'_, '_>,
+    quota: Option<usize>,
     evaluator: &mut dyn Evaluator,
-    progress: &Progress,
 ) -> WorkerOutput {
-    let mut b = BatchSearch::new(mcts.clone(), rules, slots, seed);
+    let (cfg, mcts, progress) = (queue.cfg, queue.mcts, queue.progress);
+    let slots = b.len();
     let mut timed = Timed {
         inner: evaluator,
         seconds: 0.0,
     };
-    let mut state: Vec<SlotState> = (0..slots)
-        .map(|_| SlotState {
-            id: 0,
-            active: false,
-            full: false,
-            pending: Vec::with_capacity(256),
-        })
-        .collect();
-    let mut queue = GameQueue {
-        ids,
-        next: 0,
-        cfg,
-        mcts,
-        rules,
-        seed,
-        progress,
-    };
     let mut out = WorkerOutput {
-        finished: Vec::with_capacity(ids.len()),
+        finished: Vec::with_capacity(quota.unwrap_or(64)),
         simulations: 0,
         evaluations: 0,
         eval_seconds: 0.0,
     };
-    let mut sims_reported = 0u64;
+    let (sims0, evals0) = (b.simulations, b.evaluated);
+    let mut sims_reported = b.simulations;
     for i in 0..slots {
-        queue.start_game(&mut b, &mut state[i], i, &mut out);
+        if !state[i].active {
+            queue.start_game(b, &mut state[i], i, &mut out);
+        }
     }
-    while state.iter().any(|s| s.active) {
+    let done = |out: &WorkerOutput| quota.is_some_and(|q| out.finished.len() >= q);
+    while state.iter().any(|s| s.active) && !done(&out) {
         if progress.stop.load(Ordering::Relaxed) {
             break;
         }
@@ -281,9 +438,9 @@ fn worker(
             let a = b.choose(i, temperature);
             b.play(i, a).expect("the search chose an illegal move");
             progress.moves.fetch_add(1, Ordering::Relaxed);
-            if !begin_search(&mut b, &mut state[i], i, mcts) {
-                finish_game(&b, &mut state[i], i, &mut out, progress);
-                queue.start_game(&mut b, &mut state[i], i, &mut out);
+            if !begin_search(b, &mut state[i], i, mcts) {
+                finish_game(b, &mut state[i], i, &mut out, progress);
+                queue.start_game(b, &mut state[i], i, &mut out);
             }
         }
         progress
@@ -291,24 +448,67 @@ fn worker(
             .fetch_add(b.simulations - sims_reported, Ordering::Relaxed);
         sims_reported = b.simulations;
     }
-    out.simulations = b.simulations;
-    out.evaluations = b.evaluated;
+    out.simulations = b.simulations - sims0;
+    out.evaluations = b.evaluated - evals0;
     out.eval_seconds = timed.seconds;
     out
 }
 
+/// The numbers of the games a worker starts.
+enum Ids<'a> {
+    /// These, then none.
+    List(&'a [u64]),
+    /// `next · threads + t` for ever, `next` counting up.
+    Endless {
+        next: &'a mut u64,
+        t: u64,
+        threads: u64,
+    },
+}
+
+impl Ids<'_> {
+    fn take(&mut self) -> Option<u64> {
+        match self {
+            Ids::List(ids) => {
+                let (&id, rest) = ids.split_first()?;
+                *ids = rest;
+                Some(id)
+            }
+            Ids::Endless { next, t, threads } => {
+                let id = **next * *threads + *t;
+                **next += 1;
+                Some(id)
+            }
+        }
+    }
+}
+
 /// The games a worker still has to start, and what starting one needs.
-struct GameQueue<'a> {
-    ids: &'a [u64],
-    next: usize,
+struct GameQueue<'a, 'b> {
+    ids: Ids<'b>,
     cfg: &'a SelfPlayConfig,
     mcts: &'a MctsConfig,
-    rules: RuleSet,
     seed: u64,
     progress: &'a Progress,
 }
 
-impl GameQueue<'_> {
+impl<'a, 'b> GameQueue<'a, 'b> {
+    fn new(
+        ids: Ids<'b>,
+        cfg: &'a SelfPlayConfig,
+        mcts: &'a MctsConfig,
+        seed: u64,
+        progress: &'a Progress,
+    ) -> Self {
+        GameQueue {
+            ids,
+            cfg,
+            mcts,
+            seed,
+            progress,
+        }
+    }
+
     /// Starts the next game in slot `i` (or parks the slot when none is left): a random
     /// opening, then the first search.
     fn start_game(
@@ -319,16 +519,15 @@ impl GameQueue<'_> {
         out: &mut WorkerOutput,
     ) {
         loop {
-            let Some(&id) = self.ids.get(self.next) else {
+            let Some(id) = self.ids.take() else {
                 st.active = false;
                 return;
             };
             st.id = id;
-            self.next += 1;
             st.active = true;
             st.pending.clear();
             let mut rng = Rng::stream(self.seed, st.id);
-            let mut game = Game::new(self.rules, Position::start());
+            let mut game = Game::new(b.rules(), Position::start());
             let k = rng.below(self.cfg.opening_plies + 1);
             for _ in 0..k {
                 let m = game.legal_moves();
@@ -409,6 +608,7 @@ fn finish_game(
         id: st.id,
         moves: g.moves().iter().map(|&(_, a)| a).collect(),
         outcome: o,
+        samples: samples.len(),
     };
     out.finished.push((record, samples));
     st.pending.clear();
@@ -460,29 +660,189 @@ mod tests {
     }
 
     fn run(threads: usize, seed: u64, alg: Algorithm) -> SelfPlayOutput {
-        let cfg = SelfPlayConfig {
-            games_per_iteration: 12,
-            games_in_flight: 6,
-            ..SelfPlayConfig::default()
-        };
         let mcts = MctsConfig {
             algorithm: alg,
             simulations: 16,
             cheap_simulations: 4,
             ..MctsConfig::default()
         };
+        run_with(threads, seed, &mcts, None)
+    }
+
+    fn run_with(
+        threads: usize,
+        seed: u64,
+        mcts: &MctsConfig,
+        tb: Option<&Arc<Tablebase>>,
+    ) -> SelfPlayOutput {
+        let cfg = SelfPlayConfig {
+            games_per_iteration: 12,
+            games_in_flight: 6,
+            ..SelfPlayConfig::default()
+        };
         let evaluators = (0..threads)
             .map(|_| Box::new(UniformEvaluator) as Box<dyn Evaluator>)
             .collect();
         play(
             &cfg,
-            &mcts,
+            mcts,
             RuleSet::abapa(),
             12,
             seed,
             evaluators,
+            tb,
             &Progress::default(),
         )
+    }
+
+    /// Continuous self-play hands out the games a single call of [`play`] would (the
+    /// same numbers give the same games, sample for sample), never one twice, keeps its
+    /// slots full between calls, and repeats itself for the same seed.
+    #[test]
+    fn continuous_self_play_carries_games_over_and_loses_none() {
+        let cfg = SelfPlayConfig {
+            games_per_iteration: 5,
+            games_in_flight: 6,
+            continuous: true,
+            ..SelfPlayConfig::default()
+        };
+        let mcts = MctsConfig {
+            algorithm: Algorithm::Gumbel,
+            simulations: 16,
+            cheap_simulations: 4,
+            ..MctsConfig::default()
+        };
+        let uniform = |n: usize| -> Vec<Box<dyn Evaluator>> {
+            (0..n)
+                .map(|_| Box::new(UniformEvaluator) as Box<dyn Evaluator>)
+                .collect()
+        };
+        let calls = |seed: u64| {
+            let mut pool = SelfPlayPool::new(seed);
+            let mut outs = Vec::new();
+            for _ in 0..4 {
+                let out = pool.play(
+                    &cfg,
+                    &mcts,
+                    RuleSet::abapa(),
+                    5,
+                    uniform(2),
+                    None,
+                    &Progress::default(),
+                );
+                assert!(out.games.len() >= 5, "{} games", out.games.len());
+                assert_eq!(pool.in_flight(), 6, "every slot plays a game between calls");
+                outs.push(out);
+            }
+            outs
+        };
+        let outs = calls(11);
+        let again = calls(11);
+        for (a, b) in outs.iter().zip(&again) {
+            assert_eq!(a.games, b.games);
+            assert_eq!(a.samples, b.samples);
+        }
+        let mut ids: Vec<u64> = outs
+            .iter()
+            .flat_map(|o| o.games.iter().map(|g| g.id))
+            .collect();
+        let n = ids.len();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "a game was handed out twice");
+        // Some game was started in one call and finished in a later one: the 6 slots
+        // never drain, so the first call's 6 games cannot all be among its 5+ finished.
+        let first: Vec<u64> = outs[0].games.iter().map(|g| g.id).collect();
+        assert!(
+            outs[1..]
+                .iter()
+                .any(|o| o.games.iter().any(|g| g.id < 6 && !first.contains(&g.id)))
+        );
+        // The same games, sample for sample, as one call of `play` over every number.
+        let all = play(
+            &SelfPlayConfig {
+                continuous: false,
+                ..cfg.clone()
+            },
+            &mcts,
+            RuleSet::abapa(),
+            *ids.last().unwrap() as usize + 1,
+            11,
+            uniform(2),
+            None,
+            &Progress::default(),
+        );
+        for o in &outs {
+            let mut k = 0;
+            for g in &o.games {
+                let at = all.games.iter().position(|h| h.id == g.id).unwrap();
+                assert_eq!(&all.games[at], g);
+                // Samples of game `at` in `all`: those before it, then its own.
+                let skip: usize = all.games[..at].iter().map(|h| h.samples).sum();
+                let len = g.samples;
+                assert_eq!(
+                    &o.samples[k..k + len],
+                    &all.samples[skip..skip + len],
+                    "game {}",
+                    g.id
+                );
+                k += len;
+            }
+            assert_eq!(k, o.samples.len());
+        }
+    }
+
+    /// With the shipped 12-seed tables every full search at a table position has exact
+    /// values under every move, so (with a uniform prior) its policy target peaks on a
+    /// move that keeps the table's outcome; without them it often does not, and the
+    /// tables also spare the network the evaluations of those nodes.
+    #[test]
+    fn with_tables_the_searches_play_table_positions_exactly() {
+        let tb = Arc::new(
+            Tablebase::open_for(std::path::Path::new("tablebases/abapa"), RuleSet::abapa())
+                .expect("the shipped tables"),
+        );
+        let mcts = MctsConfig {
+            algorithm: Algorithm::Gumbel,
+            simulations: 16,
+            cheap_simulations: 16,
+            full_search_fraction: 1.0,
+            ..MctsConfig::default()
+        };
+        // (table positions sampled, those whose target peaks on an outcome-keeping move)
+        let keeps = |out: &SelfPlayOutput| {
+            let (mut n, mut kept) = (0, 0);
+            for s in &out.samples {
+                let Some(p) = tb.probe(&s.position) else {
+                    continue;
+                };
+                let values = tb.move_values(&s.position).expect("covered");
+                let best = (0..6).max_by(|&a, &b| s.policy[a].total_cmp(&s.policy[b]));
+                let v = values[best.unwrap()].expect("the target peaks on a legal move");
+                let me = s.position.side.index();
+                let stores = s.position.stores[me] as i32 - s.position.stores[1 - me] as i32;
+                n += 1;
+                kept += usize::from(crate::tablebase::TbOutcome::of(stores + v) == p.outcome);
+            }
+            (n, kept)
+        };
+        let with = run_with(2, 9, &mcts, Some(&tb));
+        let without = run_with(2, 9, &mcts, None);
+        let (n, kept) = keeps(&with);
+        let (n0, kept0) = keeps(&without);
+        println!("with tables {kept} of {n} keep the outcome, without {kept0} of {n0}");
+        assert!(n >= 100, "only {n} table positions sampled");
+        // A child that repeats a position of the game is scored as the repetition it is,
+        // not by the table (whose value assumes no history since the last capture), so a
+        // few targets peak elsewhere.
+        assert!(kept * 100 >= n * 95, "{kept} of {n} keep the outcome");
+        assert!(n0 >= 100, "only {n0} table positions sampled");
+        assert!(
+            kept0 * 100 < n0 * 95,
+            "{kept0} of {n0} without tables: the check is blind"
+        );
+        let per_sim = |o: &SelfPlayOutput| o.evaluations as f64 / o.simulations as f64;
+        assert!(per_sim(&with) < per_sim(&without));
     }
 
     #[test]

@@ -120,6 +120,12 @@ pub struct TrainConfig {
     /// at least this many samples; until then it waits for workers' chunks (0 = never
     /// waits).
     pub min_new_samples: u64,
+    /// A checkpoint directory whose weights (and optimizer state, if saved) start a new
+    /// run instead of random ones: the run continues training that network (KataGo's and
+    /// Leela Zero's "bootstrap" net). Its model must match `[model]` and its rules
+    /// `game.rules`; its step count carries on. Empty: a random start. Read only when the
+    /// run starts; resuming uses the run's own checkpoints.
+    pub init_from: String,
 }
 
 impl Default for TrainConfig {
@@ -144,6 +150,7 @@ impl Default for TrainConfig {
             device: DeviceKind::Cpu,
             local_selfplay: true,
             min_new_samples: 0,
+            init_from: String::new(),
         }
     }
 }

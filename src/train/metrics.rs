@@ -100,6 +100,19 @@ pub fn resident_mb() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// Hands the allocator's free pages back to the system. Self-play, training and an
+/// evaluation each allocate and free on threads of their own, and glibc keeps what a
+/// thread's arena freed until asked: a soak run's resident memory rose in steps at its
+/// evaluations and never came down. Called once per iteration (it takes about a
+/// millisecond); other C libraries: nothing to do.
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Bytes of the plain files directly in `dir`, in MB (0 when it cannot be read).
 pub fn dir_mb(dir: &Path) -> f64 {
     let Ok(entries) = std::fs::read_dir(dir) else {

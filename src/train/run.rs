@@ -457,6 +457,40 @@ pub fn effective_config(run: &RunDir, config: Option<Config>) -> Result<Config> 
     }
 }
 
+/// The learner a new run starts with: random weights, or those of `train.init_from`
+/// (with its optimizer state when the checkpoint holds one), which must be a network of
+/// the config's `[model]` and rules.
+fn initial_learner(config: &Config, rules: RuleSet) -> Result<Learner> {
+    let t = &config.train;
+    let learner_config = t.learner(config.seed);
+    if t.init_from.is_empty() {
+        return Ok(Learner::new(&config.model, &learner_config)?);
+    }
+    let given = Path::new(&t.init_from);
+    let dir = crate::net::checkpoint::resolve_model_path(given)
+        .with_context(|| format!("train.init_from = {}", t.init_from))?;
+    let manifest = crate::net::checkpoint::read_manifest(&dir)
+        .with_context(|| format!("train.init_from = {}", t.init_from))?;
+    if manifest.model != config.model {
+        bail!(
+            "train.init_from = {}: its model {} is not the config's [model] {}",
+            t.init_from,
+            serde_json::to_string(&manifest.model)?,
+            serde_json::to_string(&config.model)?
+        );
+    }
+    if manifest.rules != rules.to_string() {
+        bail!(
+            "train.init_from = {}: its rules are {}, the config's game.rules is {}",
+            t.init_from,
+            manifest.rules,
+            rules
+        );
+    }
+    Learner::from_checkpoint(&dir, Some(&learner_config))
+        .with_context(|| format!("train.init_from = {}", t.init_from))
+}
+
 /// Runs (or resumes) training in `run_dir`. `eval` plays the periodic evaluation.
 pub fn train(
     config: Config,
@@ -495,8 +529,8 @@ pub fn train(
             (s, learner)
         }
         None => {
+            let learner = initial_learner(&config, rules)?;
             atomic_write(&run.config(), config.to_toml().as_bytes())?;
-            let learner = Learner::new(&config.model, &config.train.learner(config.seed))?;
             let name = checkpoint_name(0);
             let dir = run.checkpoint(&name);
             if dir.exists() {
@@ -510,10 +544,19 @@ pub fn train(
             atomic_write(&run.state(), serde_json::to_string_pretty(&s)?.as_bytes())?;
             write_latest(&run.root, &name)?;
             log(format!(
-                "new run in {} ({} parameters, rules {})",
+                "new run in {} ({} parameters, rules {}{})",
                 run.root.display(),
                 config.model.parameters(),
-                rules
+                rules,
+                if config.train.init_from.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", from {} at step {}",
+                        config.train.init_from,
+                        learner.steps()
+                    )
+                }
             ));
             (s, learner)
         }
@@ -539,6 +582,13 @@ pub fn train(
     let mut rows = metrics::read(&run.metrics())?;
     rows.retain(|r| r.iteration <= state.iteration);
 
+    let selfplay_tables = selfplay::open_tablebase(&config.selfplay, rules)?;
+    // Continuous self-play: the games in flight live between iterations (not across a
+    // restart: a resumed run starts new ones, numbered from the iteration it resumes at).
+    let mut pool = config
+        .selfplay
+        .continuous
+        .then(|| selfplay::SelfPlayPool::new(iteration_seed(config.seed, state.iteration + 1, 1)));
     let session = Instant::now();
     let base_wall = state.wall_seconds;
     let threads = config.selfplay_threads();
@@ -573,16 +623,28 @@ pub fn train(
             let progress = Progress::default();
             let games = config.selfplay.games_per_iteration;
             std::thread::scope(|scope| {
-                let handle = scope.spawn(|| {
-                    selfplay::play(
+                let pool = &mut pool;
+                let handle = scope.spawn(|| match pool {
+                    // Games in flight carry over to the next iteration.
+                    Some(pool) => pool.play(
+                        &config.selfplay,
+                        &config.search,
+                        rules,
+                        games,
+                        evaluators,
+                        selfplay_tables.as_ref(),
+                        &progress,
+                    ),
+                    None => selfplay::play(
                         &config.selfplay,
                         &config.search,
                         rules,
                         games,
                         iteration_seed(config.seed, it, 1),
                         evaluators,
+                        selfplay_tables.as_ref(),
                         &progress,
-                    )
+                    ),
                 });
                 show_progress(&progress, games, it, display, &handle);
                 handle.join().expect("self-play panicked")
@@ -736,6 +798,7 @@ pub fn train(
             0.0
         };
         state.eval_seconds += eval_seconds;
+        metrics::release_free_memory();
 
         // Metrics, plot, state.
         let draws = out

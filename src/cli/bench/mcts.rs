@@ -79,6 +79,7 @@ pub fn run(a: Args) -> Result<()> {
             g,
             7,
             evaluators,
+            None,
             &Progress::default(),
         );
         let secs = t.elapsed().as_secs_f64();
