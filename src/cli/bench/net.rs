@@ -27,8 +27,11 @@ pub struct Args {
     #[arg(long)]
     blocks: Option<usize>,
     /// Skip the training-step measurement.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "train_only")]
     no_train: bool,
+    /// Measure only the training step (for a profiler).
+    #[arg(long)]
+    train_only: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -154,7 +157,12 @@ pub fn run(a: Args) -> Result<()> {
     text.push_str("   µs/call at batch 1\n");
     let mut default_rates = Map::new();
     let mut overhead_us = 0.0;
-    for (path, name) in [(InferencePath::Fast, "fast"), (InferencePath::Burn, "burn")] {
+    let paths_measured = if a.train_only {
+        &[][..]
+    } else {
+        &[(InferencePath::Fast, "fast"), (InferencePath::Burn, "burn")][..]
+    };
+    for &(path, name) in paths_measured {
         for threads in [1usize, 2] {
             let key = format!("{name}-{threads}");
             // The fast path splits a batch over `threads` itself; burn's flex backend uses
