@@ -67,7 +67,7 @@ pub fn run(a: Args) -> Result<()> {
         Display::Auto
     };
     stop_on_signals();
-    fixed_mmap_threshold();
+    crate::train::metrics::tune_allocator();
     let state = run::train(config, &run_dir, display, Some(&run::evaluate_gauntlet))?;
     if let Some(sig) = run::stop_requested() {
         if !a.quiet {
@@ -109,18 +109,5 @@ fn stop_on_signals() {
         unsafe {
             libc::signal(sig, handler as *const () as libc::sighandler_t);
         }
-    }
-}
-
-/// Sample chunks (megabytes each) come and go as the replay window moves. glibc's malloc
-/// raises its mmap threshold after each such free, so later chunks land in the heap and
-/// leave it fragmented: a soak run's resident memory kept growing past the window's data.
-/// A fixed threshold of 1 MiB serves every chunk from its own mapping, returned to the
-/// system when the chunk leaves. (Other C libraries: nothing to do.)
-fn fixed_mmap_threshold() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only changes allocator tuning; called before the run allocates.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
     }
 }

@@ -126,6 +126,8 @@ fn train_rate(
 }
 
 pub fn run(a: Args) -> Result<()> {
+    // The allocator as `oware train` sets it, so the training step is measured as it runs.
+    crate::train::metrics::tune_allocator();
     let mut cfg = ModelConfig::default();
     if let Some(w) = a.width {
         cfg.width = w;
