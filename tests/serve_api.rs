@@ -45,7 +45,7 @@ fn health_position_and_bad_requests() {
     assert_eq!(v["plies"].as_array().unwrap().len(), 2);
     assert_eq!(v["fen"], "5-5-5-5-4-0-5-5-5-5-4-0-0-0-S");
 
-    // RULES.md example 4: C captures and ends the game.
+    // docs/rules.md example 4: C captures and ends the game.
     let (s, v) = post(
         &a,
         &pos,
@@ -163,7 +163,7 @@ fn bestmove_levels_and_limits() {
     assert!((total - 1.0).abs() < 1e-3, "{v}");
     assert!(v["value"].as_f64().unwrap().abs() <= 1.0);
 
-    // RULES.md example 4: C wins at once.
+    // docs/rules.md example 4: C wins at once.
     let (s, v) = post(
         &a,
         &url,

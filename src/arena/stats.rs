@@ -517,7 +517,7 @@ mod tests {
         assert!(close(s.elo, 147.19, 0.01));
         assert!(close(s.elo_ci95[0], 86.23, 0.01), "{:?}", s.elo_ci95);
         assert!(close(s.elo_ci95[1], 218.25, 0.01), "{:?}", s.elo_ci95);
-        // TRAINING-NOTES: 100 games at 50%, no draws: se = 0.05, ±elo(0.598) = ±69.0
+        // 100 games at 50%, no draws: se = 0.05, ±elo(0.598) = ±69.0
         let even = Wdl {
             wins: 50,
             draws: 0,

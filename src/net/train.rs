@@ -57,7 +57,7 @@ pub struct LearnerConfig {
     pub grad_clip_norm: Option<f32>,
     /// rayon threads for a training step (the learner keeps its own pool; 0 = run in the
     /// caller's pool). On the 2-vCPU machine one thread trains as fast as two
-    /// (BURN-NOTES.md; `oware bench net`), and leaves the other core to self-play.
+    /// (`oware bench net`), and leaves the other core to self-play.
     pub threads: usize,
     /// Where the model trains.
     pub device: DeviceKind,

@@ -619,7 +619,7 @@ mod tests {
 
     #[test]
     fn captures_are_named_pit_by_pit() {
-        // RULES.md example 4.
+        // docs/rules.md example 4.
         let b = built(Some("0-0-8-0-0-1-1-1-1-1-2-3-15-15-S"), "C").unwrap();
         let (info, after) = &b.infos[0];
         assert!(info.captured > 0);

@@ -262,7 +262,7 @@ mod tests {
     #[test]
     fn finds_the_winning_capture_and_caps_simulations() {
         let p = pool(1, 4);
-        // RULES.md example 4: C captures 11 and wins at once.
+        // docs/rules.md example 4: C captures 11 and wins at once.
         let a = block_on(p.search(job("0-0-8-0-0-1-1-1-1-1-2-3-15-15-S", 5000))).unwrap();
         assert_eq!(a.action, 2, "{a:?}");
         assert_eq!(a.simulations, 1000, "capped at the pool's maximum");

@@ -267,7 +267,7 @@ mod tests {
 
     #[test]
     fn the_one_winning_capture_is_proved() {
-        // RULES.md example 4: C captures 11 and reaches 26; no other move wins soon.
+        // docs/rules.md example 4: C captures 11 and reaches 26; no other move wins soon.
         let g = game("0-0-8-0-0-1-1-1-1-1-2-3-15-15-S");
         let mut ab = AlphaBeta::new(RuleSet::abapa(), 4);
         let p = unique_win(&g, &mut ab, &ProofLimits::default()).unwrap();
