@@ -9,6 +9,7 @@ pub mod checkpoint;
 pub mod evaluator;
 pub mod fast;
 pub mod model;
+pub mod sparse;
 pub mod train;
 
 pub use checkpoint::{Checkpoint, Manifest, resolve_model_path};

@@ -231,8 +231,14 @@ fn maybe_norm(norm: &Option<LayerNorm>, x: Tensor<2>) -> Tensor<2> {
 impl PolicyValueNet {
     /// The forward pass: `x` is `[n, dim]` encoded positions.
     pub fn forward(&self, x: Tensor<2>) -> NetOutput {
+        self.forward_from_input(self.input.forward(x))
+    }
+
+    /// Everything after the input layer's affine map: `z = x·W_in + b_in`, `[n, width]`.
+    /// The training step computes `z` itself when the input is sparse.
+    pub fn forward_from_input(&self, z: Tensor<2>) -> NetOutput {
         let act = self.activation;
-        let mut h = act.forward(maybe_norm(&self.input_norm, self.input.forward(x)));
+        let mut h = act.forward(maybe_norm(&self.input_norm, z));
         for b in &self.blocks {
             let t = act.forward(maybe_norm(&b.norm1, b.fc1.forward(h.clone())));
             let u = maybe_norm(&b.norm2, b.fc2.forward(t));

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use super::checkpoint::{self, Checkpoint, Manifest};
 use super::evaluator::NetEvaluator;
 use super::model::{ModelConfig, POLICY_DIM, PolicyValueNet, WDL_DIM};
+use super::sparse::SparseBatch;
 use super::{DeviceKind, NetError, catch_burn};
 use crate::game::RuleSet;
 
@@ -285,6 +286,22 @@ pub struct Learner {
     parent: Option<String>,
     /// Reused host buffers for the mask, weights and targets.
     scratch: Vec<f32>,
+    /// The input layer on the host for sparse features, and its buffers.
+    sparse: SparseInput,
+    /// Multiply every feature in burn even where the input is sparse (for measuring the
+    /// one against the other, and as the reference in tests).
+    dense_input: bool,
+}
+
+/// The input layer computed on the host ([`super::sparse`]) and its buffers.
+#[derive(Debug, Default)]
+struct SparseInput {
+    batch: SparseBatch,
+    /// `[n, width]` pre-activations.
+    z: Vec<f32>,
+    /// `[dim, width]` and `[width]` gradients.
+    grad_w: Vec<f32>,
+    grad_b: Vec<f32>,
 }
 
 impl Learner {
@@ -371,7 +388,17 @@ impl Learner {
             pool,
             parent,
             scratch: Vec::new(),
+            sparse: SparseInput::default(),
+            dense_input: false,
         })
+    }
+
+    /// Whether the input layer multiplies every feature in burn (`true`) or, for sparse
+    /// features, runs on the host over the non-zero ones (`false`, the default). Both
+    /// compute the same function and gradients up to the order of float sums; `oware bench
+    /// net` times the one against the other.
+    pub fn set_dense_input(&mut self, dense: bool) {
+        self.dense_input = dense;
     }
 
     /// Sets the learning rate for the following steps (for schedules).
@@ -460,12 +487,50 @@ impl Learner {
         } else {
             self.model.valid()
         };
+        // The input layer on the host: only for a gradient step (a measurement runs the
+        // inference copy, where burn's product is as good) and sparse features.
+        let host_input = update
+            && !self.dense_input
+            && self.model_config.encoding == crate::env::encoding::Encoding::Onehot;
+        let width = self.model_config.width;
+        if host_input {
+            let inp = &self.model.input;
+            let w = catch_burn("reading the input layer", || {
+                let w = inp.weight.val().into_data().try_into_vec::<f32>();
+                let b = inp
+                    .bias
+                    .as_ref()
+                    .map(|b| b.val().into_data().try_into_vec::<f32>());
+                (w, b)
+            })?;
+            let (w, b) = match w {
+                (Ok(w), None) => (w, None),
+                (Ok(w), Some(Ok(b))) => (w, Some(b)),
+                _ => return Err(NetError::Model("reading the input layer's weights".into())),
+            };
+            let sp = &mut self.sparse;
+            sp.batch.gather(&batch.features, dim);
+            let zero_bias;
+            let b = match &b {
+                Some(b) => b.as_slice(),
+                None => {
+                    zero_bias = vec![0.0; width];
+                    &zero_bias
+                }
+            };
+            sp.z.resize(n * width, 0.0);
+            sp.batch.forward(&w, b, &mut sp.z, width);
+        }
+        let sparse_z = &self.sparse.z;
         let run = catch_burn("training step", || {
             let t2 = |v: &[f32], cols: usize| {
                 Tensor::<2>::from_data(TensorData::new(v.to_vec(), [n, cols]), &device)
             };
-            let x = t2(&batch.features, dim);
-            let out = model.forward(x);
+            let z = host_input.then(|| t2(sparse_z, width).require_grad());
+            let out = match &z {
+                Some(z) => model.forward_from_input(z.clone()),
+                None => model.forward(t2(&batch.features, dim)),
+            };
             let logp = log_softmax(out.policy_logits + t2(&mask, POLICY_DIM), 1);
             let per_sample = (t2(&batch.policy, POLICY_DIM) * logp.clone())
                 .sum_dim(1)
@@ -479,7 +544,14 @@ impl Learner {
             let total = policy.clone() * weights.policy
                 + value.clone() * weights.value
                 + store.clone() * weights.store_diff;
-            let grads = update.then(|| total.backward());
+            let mut grads = update.then(|| total.backward());
+            // ∂z for the host's input layer.
+            let grad_z = match (&z, grads.as_mut()) {
+                (Some(z), Some(g)) => z
+                    .grad_remove(g)
+                    .map(|t| t.into_data().try_into_vec::<f32>()),
+                _ => None,
+            };
             let stats = Tensor::cat(
                 vec![
                     total,
@@ -491,13 +563,45 @@ impl Learner {
                 ],
                 0,
             );
-            (grads, stats.into_data().try_into_vec::<f32>())
+            (grads, grad_z, stats.into_data().try_into_vec::<f32>())
         });
         self.scratch = mask;
-        let (grads, stats) = run?;
+        let (grads, grad_z, stats) = run?;
         let stats = stats.map_err(|e| NetError::Model(format!("reading the losses: {e:?}")))?;
         if let Some(grads) = grads {
-            let grads = GradientsParams::from_grads(grads, &self.model);
+            let mut grads = GradientsParams::from_grads(grads, &self.model);
+            if host_input {
+                let grad_z = match grad_z {
+                    Some(Ok(g)) if g.len() == n * width => g,
+                    _ => return Err(NetError::Model("reading the input layer's gradient".into())),
+                };
+                let sp = &mut self.sparse;
+                sp.grad_w.resize(dim * width, 0.0);
+                sp.grad_b.resize(width, 0.0);
+                sp.batch
+                    .backward(&grad_z, &mut sp.grad_w, &mut sp.grad_b, width);
+                let inner = self.device.clone().inner();
+                let inp = &self.model.input;
+                let sp = &self.sparse;
+                catch_burn("the input layer's gradient", || {
+                    grads.register(
+                        inp.weight.id,
+                        Tensor::<2>::from_data(
+                            TensorData::new(sp.grad_w.clone(), [dim, width]),
+                            &inner,
+                        ),
+                    );
+                    if let Some(b) = &inp.bias {
+                        grads.register(
+                            b.id,
+                            Tensor::<1>::from_data(
+                                TensorData::new(sp.grad_b.clone(), [width]),
+                                &inner,
+                            ),
+                        );
+                    }
+                })?;
+            }
             let lr = self.learning_rate;
             let model = self.model.clone();
             let optim = &mut self.optim;
@@ -611,6 +715,91 @@ mod tests {
         ModelConfig {
             width: 64,
             ..ModelConfig::default()
+        }
+    }
+
+    /// The input layer on the host computes what burn's product does, up to the order of
+    /// the float sums: training with it follows the same trajectory step for step.
+    #[test]
+    fn the_host_input_layer_trains_as_burns_product_does() {
+        for norm in [
+            crate::net::model::Norm::None,
+            crate::net::model::Norm::Layernorm,
+        ] {
+            let cfg = ModelConfig {
+                width: 80,
+                norm,
+                ..ModelConfig::default()
+            };
+            let pos = random_positions(1024, 7);
+            let batches: Vec<TrainBatch> =
+                pos.chunks(256).map(|c| labelled(c, cfg.encoding)).collect();
+            let lc = LearnerConfig {
+                seed: 9,
+                learning_rate: 3e-3,
+                grad_clip_norm: Some(1.0),
+                ..LearnerConfig::default()
+            };
+            // Both learners start from one saved network: two fresh ones need not match,
+            // since burn draws each parameter at its first use from one process-wide
+            // generator.
+            let start = Learner::new(&cfg, &lc).unwrap();
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = tmp.path().join("start");
+            start
+                .save(&dir, RuleSet::abapa(), &Default::default())
+                .unwrap();
+            let mut host = Learner::from_checkpoint(&dir, Some(&lc)).unwrap();
+            let mut burn = Learner::from_checkpoint(&dir, Some(&lc)).unwrap();
+            burn.set_dense_input(true);
+            for i in 0..20 {
+                let a = host.step(&batches[i % 4]).unwrap();
+                let b = burn.step(&batches[i % 4]).unwrap();
+                assert!(
+                    (a.total - b.total).abs() < 1e-4 * b.total.abs().max(1.0),
+                    "{norm:?}, step {i}: loss {} on the host, {} in burn",
+                    a.total,
+                    b.total
+                );
+            }
+            let weights = |l: &Learner| -> Vec<Vec<f32>> {
+                let m = l.model();
+                let v = |t: Tensor<2>| t.into_data().try_into_vec::<f32>().unwrap();
+                vec![
+                    v(m.input.weight.val()),
+                    m.input
+                        .bias
+                        .as_ref()
+                        .unwrap()
+                        .val()
+                        .into_data()
+                        .try_into_vec::<f32>()
+                        .unwrap(),
+                    v(m.blocks[0].fc1.weight.val()),
+                    v(m.value.weight.val()),
+                ]
+            };
+            let apart = |a: &Learner, b: &Learner| {
+                weights(a)
+                    .iter()
+                    .zip(&weights(b))
+                    .map(|(x, y)| {
+                        x.iter()
+                            .zip(y)
+                            .map(|(p, q)| (p - q).abs())
+                            .fold(0.0, f32::max)
+                    })
+                    .fold(0.0, f32::max)
+            };
+            // Twenty steps move the weights by tens of learning rates; the two ways of
+            // computing the input layer agree to far less than one.
+            let moved = apart(&host, &start);
+            let drift = apart(&host, &burn);
+            assert!(moved > 1e-2, "{norm:?}: the weights barely moved ({moved})");
+            assert!(
+                drift < 1e-4,
+                "{norm:?}: host and burn drifted apart by {drift}"
+            );
         }
     }
 
