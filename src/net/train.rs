@@ -488,9 +488,11 @@ impl Learner {
             self.model.valid()
         };
         // The input layer on the host: only for a gradient step (a measurement runs the
-        // inference copy, where burn's product is as good) and sparse features.
+        // inference copy, where burn's product is as good), on the CPU backend (on a GPU
+        // the weights and `∂z` would cross the bus every step), and one-hot features.
         let host_input = update
             && !self.dense_input
+            && self.config.device == DeviceKind::Cpu
             && self.model_config.encoding == crate::env::encoding::Encoding::Onehot;
         let width = self.model_config.width;
         if host_input {
