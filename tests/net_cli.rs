@@ -132,3 +132,72 @@ fn bench_net_reports_every_batch_size() {
     }
     assert!(v["per_call_overhead_us"].is_number());
 }
+
+#[test]
+fn average_writes_the_mean_of_the_checkpoints_and_refuses_mismatches() {
+    use oware_zero::net::checkpoint::Checkpoint;
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    common::random_checkpoint(&a, 1, 10);
+    common::random_checkpoint(&b, 2, 20);
+    let out = tmp.path().join("mean");
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let (code, text, err) = oware(&["average", "--out", &s(&out), &s(&a), &s(&b)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("the mean of 2 checkpoints"), "{text}");
+    let device = Device::flex();
+    let load = |p: &Path| Checkpoint::load(p, &device).unwrap();
+    let (ca, cb, cm) = (load(&a), load(&b), load(&out));
+    assert_eq!(cm.manifest.step, 20);
+    assert_eq!(cm.manifest.parent.as_deref(), Some("average of a, b"));
+    assert!(!cm.has_optimizer());
+    let v = |t: burn::tensor::Tensor<2>| t.into_data().try_into_vec::<f32>().unwrap();
+    for (x, y, m) in [
+        (&ca.model.input, &cb.model.input, &cm.model.input),
+        (
+            &ca.model.blocks[0].fc2,
+            &cb.model.blocks[0].fc2,
+            &cm.model.blocks[0].fc2,
+        ),
+        (&ca.model.policy, &cb.model.policy, &cm.model.policy),
+    ] {
+        let (x, y, m) = (v(x.weight.val()), v(y.weight.val()), v(m.weight.val()));
+        assert_ne!(x, y);
+        for i in 0..m.len() {
+            assert!((m[i] - (x[i] + y[i]) / 2.0).abs() < 1e-6, "weight {i}");
+        }
+    }
+
+    // One checkpoint, an existing output, another shape, a missing path: one line each.
+    let (code, _, err) = oware(&["average", "--out", &s(&tmp.path().join("x")), &s(&a)]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = oware(&["average", "--out", &s(&out), &s(&a), &s(&b)]);
+    assert_eq!(code, 1);
+    assert!(err.contains("already exists"), "{err}");
+    let wide = tmp.path().join("wide");
+    let cfg = ModelConfig {
+        width: 16,
+        ..ModelConfig::default()
+    };
+    save(
+        &wide,
+        &Manifest::new(&cfg, RuleSet::abapa(), 1, None),
+        &cfg.init(&device),
+        None,
+    )
+    .unwrap();
+    let x = tmp.path().join("x");
+    let (code, _, err) = oware(&["average", "--out", &s(&x), &s(&a), &s(&wide)]);
+    assert_eq!(code, 1);
+    assert!(err.contains("16 wide") && err.contains("32 wide"), "{err}");
+    let (code, _, err) = oware(&[
+        "average",
+        "--out",
+        &s(&x),
+        &s(&a),
+        &s(&tmp.path().join("nope")),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(!x.exists() && !err.contains("panicked"), "{err}");
+}

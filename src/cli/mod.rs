@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use crate::game::{Game, Position, RuleSet};
 
 mod analyze;
+mod average;
 mod bench;
 mod engine;
 mod eval;
@@ -69,6 +70,9 @@ enum Command {
     Analyze(analyze::Args),
     /// Export a checkpoint as ONNX or safetensors, with a JSON manifest (FILE.json).
     Export(export::Args),
+    /// Average the weights of several checkpoints of one run into a new checkpoint
+    /// (stochastic weight averaging).
+    Average(average::Args),
     /// Endgame tables: build them, probe a position, verify them against search.
     #[command(subcommand)]
     Tablebase(tablebase::Tb),
@@ -104,6 +108,7 @@ pub fn main() -> i32 {
         Command::Ladder(a) => ladder::run(a),
         Command::Rate(a) => rate::run(a),
         Command::Export(a) => export::run(a),
+        Command::Average(a) => average::run(a),
         Command::Analyze(a) => analyze::run(a),
         Command::Play(a) => play::run(a),
         Command::Tablebase(t) => tablebase::run(t),

@@ -5,6 +5,7 @@
 //! → `fast` (plain-Rust inference copy) → `evaluator` (implements the search's
 //! `Evaluator`) → `checkpoint` (one on-disk format) → `train` (the `Learner`).
 
+pub mod average;
 pub mod checkpoint;
 pub mod evaluator;
 pub mod fast;
