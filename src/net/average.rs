@@ -10,6 +10,7 @@ use burn::module::{Module, ModuleMapper, ModuleVisitor, Param};
 use burn::tensor::{Device, Tensor, TensorData};
 
 use super::checkpoint::{self, Checkpoint, Manifest, resolve_model_path};
+use super::fast::tensor_vec;
 use super::model::PolicyValueNet;
 use super::{NetError, catch_burn};
 
@@ -20,16 +21,16 @@ type Values = (Vec<usize>, Vec<f32>);
 #[derive(Default)]
 struct Collect {
     params: Vec<Values>,
-    failed: bool,
+    error: Option<NetError>,
 }
 
 impl ModuleVisitor for Collect {
     fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
         let t = param.val();
         let shape = t.dims().to_vec();
-        match t.into_data().try_into_vec::<f32>() {
+        match tensor_vec(t, "the weights") {
             Ok(v) => self.params.push((shape, v)),
-            Err(_) => self.failed = true,
+            Err(e) => self.error = self.error.take().or(Some(e)),
         }
     }
 }
@@ -52,10 +53,10 @@ impl ModuleMapper for Replace {
 fn parameters(model: &PolicyValueNet) -> Result<Vec<Values>, NetError> {
     let mut c = Collect::default();
     catch_burn("reading the weights", || model.visit(&mut c))?;
-    if c.failed {
-        return Err(NetError::Model("reading the weights: not f32".into()));
+    match c.error {
+        Some(e) => Err(e),
+        None => Ok(c.params),
     }
-    Ok(c.params)
 }
 
 /// The network whose every parameter is the mean of that parameter over `models` (all of

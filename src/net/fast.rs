@@ -24,14 +24,15 @@ pub const HEAD_DIM: usize = POLICY_DIM + WDL_DIM + 1;
 /// Below this many rows per thread, splitting a batch costs more than it saves.
 const MIN_ROWS_PER_THREAD: usize = 32;
 
+/// A linear layer's weights on the host.
 #[derive(Clone, Debug)]
-struct Dense {
+pub(crate) struct Dense {
     /// `[k, m]` row-major (burn's `Linear` layout: `y = x·W + b`).
-    w: Vec<f32>,
-    /// `[m]`.
-    b: Vec<f32>,
-    k: usize,
-    m: usize,
+    pub(crate) w: Vec<f32>,
+    /// `[m]` (zeros for a layer without bias).
+    pub(crate) b: Vec<f32>,
+    pub(crate) k: usize,
+    pub(crate) m: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -74,13 +75,15 @@ pub struct FastScratch {
     per_thread: Vec<RowScratch>,
 }
 
-fn tensor_vec<const D: usize>(t: Tensor<D>, what: &str) -> Result<Vec<f32>, NetError> {
+/// A tensor's values as f32, row-major.
+pub(crate) fn tensor_vec<const D: usize>(t: Tensor<D>, what: &str) -> Result<Vec<f32>, NetError> {
     t.into_data()
         .try_into_vec::<f32>()
         .map_err(|e| NetError::Model(format!("reading {what}: {e:?}")))
 }
 
-fn dense(l: &Linear, what: &str) -> Result<Dense, NetError> {
+/// A burn `Linear` layer's weights copied to the host.
+pub(crate) fn dense(l: &Linear, what: &str) -> Result<Dense, NetError> {
     let w = l.weight.val();
     let [k, m] = w.dims();
     let b = match &l.bias {
@@ -338,21 +341,43 @@ fn finish(y: &mut [f32], w: usize, norm: Option<&LayerNormW>, act: Option<Activa
 fn sparse_acc(x: &[f32], l: &Dense, y: &mut [f32], n: usize) {
     let (k, m) = (l.k, l.m);
     assert!(x.len() >= n * k && y.len() >= n * m && l.w.len() == k * m);
+    match vector_isa() {
+        // SAFETY: `vector_isa` found the instruction set on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        VectorIsa::Avx512 => unsafe { sparse_acc_avx512(x, &l.w, y, n, k, m) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        VectorIsa::Avx2Fma => unsafe { sparse_acc_avx2(x, &l.w, y, n, k, m) },
+        _ => sparse_acc_generic(x, &l.w, y, n, k, m),
+    }
+}
+
+/// The widest vector instructions this CPU offers to the host kernels (here and in
+/// [`super::sparse`]), each compiled in a copy with `#[target_feature]`: the crate itself
+/// is built for baseline x86-64.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VectorIsa {
+    /// AVX-512F.
+    Avx512,
+    /// AVX2 with FMA.
+    Avx2Fma,
+    /// Whatever the build targets.
+    Baseline,
+}
+
+/// Detects [`VectorIsa`] (the standard library caches the CPU's answer).
+pub(crate) fn vector_isa() -> VectorIsa {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F (checked just above).
-            unsafe { sparse_acc_avx512(x, &l.w, y, n, k, m) };
-            return;
+            return VectorIsa::Avx512;
         }
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
-            // SAFETY: the CPU has AVX2 and FMA (checked just above).
-            unsafe { sparse_acc_avx2(x, &l.w, y, n, k, m) };
-            return;
+            return VectorIsa::Avx2Fma;
         }
     }
-    sparse_acc_generic(x, &l.w, y, n, k, m);
+    VectorIsa::Baseline
 }
 
 /// The loop of [`sparse_acc`], written once and compiled for several instruction sets

@@ -13,6 +13,8 @@
 //! written once. Same results as the dense products up to the order of the float sums;
 //! the tests check them against plain loops.
 
+use super::fast::{VectorIsa, vector_isa};
+
 /// Outputs kept in registers per pass: 8 AVX2 or 4 AVX-512 vectors.
 const BLOCK: usize = 64;
 
@@ -29,6 +31,8 @@ pub struct SparseBatch {
     col_start: Vec<usize>,
     col_row: Vec<u32>,
     col_val: Vec<f32>,
+    /// The counting sort's write cursor per feature.
+    next: Vec<usize>,
 }
 
 impl SparseBatch {
@@ -69,13 +73,14 @@ impl SparseBatch {
         let nnz = self.row_col.len();
         self.col_row.resize(nnz, 0);
         self.col_val.resize(nnz, 0.0);
-        let mut next = self.col_start[..dim].to_vec();
+        self.next.clear();
+        self.next.extend_from_slice(&self.col_start[..dim]);
         for r in 0..n {
             for e in self.row_start[r]..self.row_start[r + 1] {
                 let c = self.row_col[e] as usize;
-                self.col_row[next[c]] = r as u32;
-                self.col_val[next[c]] = self.row_val[e];
-                next[c] += 1;
+                self.col_row[self.next[c]] = r as u32;
+                self.col_val[self.next[c]] = self.row_val[e];
+                self.next[c] += 1;
             }
         }
     }
@@ -98,44 +103,30 @@ impl SparseBatch {
     /// `z = x·W + b` into `z` (`[n, m]`); `w` is `[dim, m]` row-major, `b` `[m]`.
     pub fn forward(&self, w: &[f32], b: &[f32], z: &mut [f32], m: usize) {
         assert!(w.len() == self.dim * m && b.len() == m && z.len() == self.n * m);
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU has AVX-512F (checked just above).
-                unsafe { forward_avx512(self, w, b, z, m) };
-                return;
-            }
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
-                // SAFETY: the CPU has AVX2 and FMA (checked just above).
-                unsafe { forward_avx2(self, w, b, z, m) };
-                return;
-            }
+        match vector_isa() {
+            // SAFETY: `vector_isa` found the instruction set on this CPU.
+            #[cfg(target_arch = "x86_64")]
+            VectorIsa::Avx512 => unsafe { forward_avx512(self, w, b, z, m) },
+            // SAFETY: as above.
+            #[cfg(target_arch = "x86_64")]
+            VectorIsa::Avx2Fma => unsafe { forward_avx2(self, w, b, z, m) },
+            _ => forward_generic(self, w, b, z, m),
         }
-        forward_generic(self, w, b, z, m)
     }
 
     /// `∂W = xᵀ·g` (`[dim, m]`) and `∂b = Σ_r g[r]` (`[m]`) from `g` (`[n, m]`),
     /// overwriting `gw` and `gb`.
     pub fn backward(&self, g: &[f32], gw: &mut [f32], gb: &mut [f32], m: usize) {
         assert!(g.len() == self.n * m && gw.len() == self.dim * m && gb.len() == m);
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU has AVX-512F (checked just above).
-                unsafe { backward_avx512(self, g, gw, gb, m) };
-                return;
-            }
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
-                // SAFETY: the CPU has AVX2 and FMA (checked just above).
-                unsafe { backward_avx2(self, g, gw, gb, m) };
-                return;
-            }
+        match vector_isa() {
+            // SAFETY: `vector_isa` found the instruction set on this CPU.
+            #[cfg(target_arch = "x86_64")]
+            VectorIsa::Avx512 => unsafe { backward_avx512(self, g, gw, gb, m) },
+            // SAFETY: as above.
+            #[cfg(target_arch = "x86_64")]
+            VectorIsa::Avx2Fma => unsafe { backward_avx2(self, g, gw, gb, m) },
+            _ => backward_generic(self, g, gw, gb, m),
         }
-        backward_generic(self, g, gw, gb, m)
     }
 }
 

@@ -497,31 +497,13 @@ impl Learner {
         let width = self.model_config.width;
         if host_input {
             let inp = &self.model.input;
-            let w = catch_burn("reading the input layer", || {
-                let w = inp.weight.val().into_data().try_into_vec::<f32>();
-                let b = inp
-                    .bias
-                    .as_ref()
-                    .map(|b| b.val().into_data().try_into_vec::<f32>());
-                (w, b)
-            })?;
-            let (w, b) = match w {
-                (Ok(w), None) => (w, None),
-                (Ok(w), Some(Ok(b))) => (w, Some(b)),
-                _ => return Err(NetError::Model("reading the input layer's weights".into())),
-            };
+            let layer = catch_burn("reading the input layer", || {
+                super::fast::dense(inp, "the input layer")
+            })??;
             let sp = &mut self.sparse;
             sp.batch.gather(&batch.features, dim);
-            let zero_bias;
-            let b = match &b {
-                Some(b) => b.as_slice(),
-                None => {
-                    zero_bias = vec![0.0; width];
-                    &zero_bias
-                }
-            };
             sp.z.resize(n * width, 0.0);
-            sp.batch.forward(&w, b, &mut sp.z, width);
+            sp.batch.forward(&layer.w, &layer.b, &mut sp.z, width);
         }
         let sparse_z = &self.sparse.z;
         let run = catch_burn("training step", || {
