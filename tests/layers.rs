@@ -73,7 +73,12 @@ fn after(code: &str, prefix: &str) -> BTreeSet<String> {
 /// The room a file belongs to: its first directory under `src/`, or its stem.
 fn room_of(path: &Path) -> String {
     let rel = path.strip_prefix(src()).unwrap();
-    let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
+    let first = rel
+        .components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy();
     first.trim_end_matches(".rs").to_string()
 }
 

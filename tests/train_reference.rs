@@ -51,7 +51,11 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// The reference: FNV-1a of `games/iter-000N.txt` for N = 1, 2, 3.
-const GAMES: [u64; 3] = [0x6511_9330_95bc_d6f1, 0xc071_77f5_5cf7_d6cd, 0xf60d_58e0_3406_0ec5];
+const GAMES: [u64; 3] = [
+    0x6511_9330_95bc_d6f1,
+    0xc071_77f5_5cf7_d6cd,
+    0xf60d_58e0_3406_0ec5,
+];
 /// The reference: FNV-1a of the final network's weights as `oware export --format
 /// safetensors` writes them (the checkpoint's own file also holds burn's random
 /// parameter ids, which differ from run to run).
@@ -60,22 +64,46 @@ const WEIGHTS: u64 = 0xb816_9d8b_a384_ed55;
 /// network at each of [`POSITIONS`], from `oware infer --json`.
 const OUTPUTS: [([f64; 6], f64, f64); 3] = [
     (
-        [0.10175895690917969, 0.10540787875652313, 0.059798482805490494, 0.08137206733226776, 0.10846812278032303, 0.5431944727897644],
+        [
+            0.10175895690917969,
+            0.10540787875652313,
+            0.059798482805490494,
+            0.08137206733226776,
+            0.10846812278032303,
+            0.5431944727897644,
+        ],
         -0.2454918622970581,
         -0.0004941038205288351,
     ),
     (
-        [0.27108073234558105, 0.0, 0.0, 0.24330246448516846, 0.14133071899414062, 0.3442860543727875],
+        [
+            0.27108073234558105,
+            0.0,
+            0.0,
+            0.24330246448516846,
+            0.14133071899414062,
+            0.3442860543727875,
+        ],
         0.50315260887146,
         0.03501082584261894,
     ),
-    ([0.0, 0.0, 1.0, 0.0, 0.0, 0.0], 0.27848750352859497, 0.05091298371553421),
+    (
+        [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+        0.27848750352859497,
+        0.05091298371553421,
+    ),
 ];
 
 fn train(run: &Path) {
     let mut cmd = Command::new(OWARE);
-    cmd.args(["train", "--quiet", "--config", "configs/quick.toml", "--run-dir"])
-        .arg(run);
+    cmd.args([
+        "train",
+        "--quiet",
+        "--config",
+        "configs/quick.toml",
+        "--run-dir",
+    ])
+    .arg(run);
     for s in OVERRIDES {
         cmd.args(["--set", s]);
     }
@@ -151,10 +179,17 @@ fn a_short_run_plays_the_recorded_games_and_learns_the_recorded_network() {
     // Same seed, same config: the same games and the same weights, byte for byte.
     for it in 1..=3 {
         let f = format!("games/iter-{it:04}.txt");
-        assert_eq!(fs::read(a.join(&f)).unwrap(), fs::read(b.join(&f)).unwrap(), "{f}");
+        assert_eq!(
+            fs::read(a.join(&f)).unwrap(),
+            fs::read(b.join(&f)).unwrap(),
+            "{f}"
+        );
     }
     let w = weights(&a);
-    assert!(w == weights(&b), "two runs with one seed ended with different weights");
+    assert!(
+        w == weights(&b),
+        "two runs with one seed ended with different weights"
+    );
 
     let games: Vec<u64> = (1..=3)
         .map(|it| fnv1a(&fs::read(a.join(format!("games/iter-{it:04}.txt"))).unwrap()))
@@ -171,7 +206,11 @@ fn a_short_run_plays_the_recorded_games_and_learns_the_recorded_network() {
         return;
     }
     assert_eq!(games, GAMES, "the games differ from the recorded ones");
-    assert_eq!(fnv1a(&w), WEIGHTS, "the weights differ from the recorded ones");
+    assert_eq!(
+        fnv1a(&w),
+        WEIGHTS,
+        "the weights differ from the recorded ones"
+    );
     for (i, ((p, v, s), (rp, rv, rs))) in outs.iter().zip(OUTPUTS).enumerate() {
         let close = |x: f64, y: f64| (x - y).abs() <= 1e-5;
         assert!(

@@ -2,7 +2,7 @@
 //! bytes that decode to the same samples.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use oware_zero::train::samples::{decode_chunk, encode_chunk};
+use oware_zero::dataio::chunk::{decode_chunk, encode_chunk};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok((rules, samples)) = decode_chunk(data, "fuzz") {

@@ -14,6 +14,7 @@
 //!   endgame tables on positions from self-play games.
 
 pub mod accuracy;
+pub mod gauntlet;
 mod ladder;
 mod r#match;
 pub mod player;

@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 
 use crate::train::metrics;
 use crate::train::plot::learning_curves;
-use crate::train::run::RunDir;
+use crate::train::rundir::RunDir;
 
 /// Arguments of `oware plot`.
 #[derive(clap::Args, Debug)]

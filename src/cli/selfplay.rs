@@ -7,13 +7,14 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
+use crate::dataio::chunk::write_chunk;
+use crate::files::atomic_write;
 use crate::net::{DeviceKind, NetEvaluator};
 use crate::rng::splitmix64;
 use crate::search::Evaluator;
 use crate::selfplay::{self, Progress};
 use crate::train::config::Config;
-use crate::train::run::RunDir;
-use crate::train::samples::{atomic_write, write_chunk};
+use crate::train::rundir::RunDir;
 
 /// Arguments of `oware selfplay`.
 #[derive(clap::Args, Debug)]

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 
 use crate::train::config::Config;
-use crate::train::run::{self, Display, RunDir};
+use crate::train::report::Display;
+use crate::train::rundir::{self, RunDir};
+use crate::train::{run, stop};
 
 /// Arguments of `oware train`.
 #[derive(clap::Args, Debug)]
@@ -52,12 +54,12 @@ pub fn run(a: Args) -> Result<()> {
             run_dir.display()
         ),
     };
-    let mut config = run::effective_config(&dir, config)?;
+    let mut config = rundir::effective_config(&dir, config)?;
     if a.config.is_none() && !a.set.is_empty() {
         // Resuming with overrides of the limits only (checked by effective_config).
         let text = config.to_toml();
         let c = Config::from_toml(&text, &a.set)?;
-        config = run::effective_config(&dir, Some(c))?;
+        config = rundir::effective_config(&dir, Some(c))?;
     }
     let display = if a.quiet {
         Display::Quiet
@@ -69,7 +71,7 @@ pub fn run(a: Args) -> Result<()> {
     stop_on_signals();
     crate::train::metrics::tune_allocator();
     let state = run::train(config, &run_dir, display, Some(&run::evaluate_gauntlet))?;
-    if let Some(sig) = run::stop_requested() {
+    if let Some(sig) = stop::stop_requested() {
         if !a.quiet {
             eprintln!(
                 "stopped by signal {sig} after iteration {}; run the same command to resume",
@@ -94,15 +96,15 @@ pub fn run(a: Args) -> Result<()> {
 }
 
 /// SIGINT (Ctrl-C) and SIGTERM ask the run to stop at the next point where nothing is
-/// half-written ([`run::request_stop`]); a second one ends the process at once, which is
+/// half-written ([`stop::request_stop`]); a second one ends the process at once, which is
 /// safe too, since every file is written to a temporary name and renamed.
 fn stop_on_signals() {
     extern "C" fn handler(sig: libc::c_int) {
-        if run::stop_requested().is_some() {
+        if stop::stop_requested().is_some() {
             // SAFETY: _exit ends the process at once, as a signal handler may.
             unsafe { libc::_exit(128 + sig) }
         }
-        run::request_stop(sig);
+        stop::request_stop(sig);
     }
     for sig in [libc::SIGINT, libc::SIGTERM] {
         // SAFETY: the handler only does an atomic load and store, and _exit.

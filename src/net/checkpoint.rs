@@ -28,8 +28,8 @@ use burn::store::{BurnpackStore, ModuleSnapshot};
 use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 
+use super::learner_config::LearnerConfig;
 use super::model::{ModelConfig, PolicyValueNet};
-use super::train::LearnerConfig;
 use super::{NetError, catch_burn};
 use crate::env::encoding::Encoding;
 use crate::game::RuleSet;

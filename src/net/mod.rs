@@ -9,6 +9,7 @@ pub mod average;
 pub mod checkpoint;
 pub mod evaluator;
 pub mod fast;
+pub mod learner_config;
 pub mod model;
 pub mod sparse;
 pub mod train;

@@ -2,9 +2,7 @@
 //! one gradient step per [`TrainBatch`] of flat host buffers.
 //!
 //! Losses (each a mean over the batch):
-//! - policy: cross-entropy `−Σ_a target[a]·log softmax(logits masked to the legal moves)[a]`,
-//!   weighted per sample by `policy_weight` (0 drops a sample's policy target, as for
-//!   KataGo's cheap searches);
+//! - policy: cross-entropy `−Σ_a target[a]·log softmax(logits masked to the legal moves)[a]`;
 //! - value: cross-entropy between the W/D/L target and `softmax(wdl_logits)`;
 //! - store difference: mean squared error of `tanh` output against target/48 (both in
 //!   [−1, 1], so no Huber clipping is needed).
@@ -23,109 +21,31 @@ use serde::{Deserialize, Serialize};
 
 use super::checkpoint::{self, Checkpoint, Manifest};
 use super::evaluator::NetEvaluator;
+pub use super::learner_config::{LearnerConfig, LossWeights, OptimizerKind};
 use super::model::{ModelConfig, POLICY_DIM, PolicyValueNet, WDL_DIM};
 use super::sparse::SparseBatch;
 use super::{DeviceKind, NetError, catch_burn};
 use crate::game::RuleSet;
 
-/// Which optimizer updates the weights.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OptimizerKind {
-    /// AdamW (decoupled weight decay; β = 0.9, 0.999; ε = 1e-5).
-    #[default]
-    Adamw,
-    /// SGD with momentum (`momentum`, dampening 0) and L2 weight decay.
-    Sgd,
-}
-
-/// How training runs. Saved in the manifest of every checkpoint written by a [`Learner`].
-///
-/// Defaults: `optimizer` adamw, `learning_rate` 1e-3, `weight_decay` 1e-4, `momentum` 0.9
-/// (SGD only), `grad_clip_norm` none, `threads` 1, `device` cpu, `seed` 0.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct LearnerConfig {
-    /// The optimizer.
-    pub optimizer: OptimizerKind,
-    /// Initial learning rate; change it per step with [`Learner::set_learning_rate`].
-    pub learning_rate: f64,
-    /// Weight decay (AdamW: decoupled, per unit learning rate; SGD: L2 penalty).
-    pub weight_decay: f32,
-    /// SGD momentum factor.
-    pub momentum: f64,
-    /// Clip the gradient to this global L2 norm, if set.
-    pub grad_clip_norm: Option<f32>,
-    /// rayon threads for a training step (the learner keeps its own pool; 0 = run in the
-    /// caller's pool). On the 2-vCPU machine one thread trains as fast as two
-    /// (`oware bench net`), and leaves the other core to self-play.
-    pub threads: usize,
-    /// Where the model trains.
-    pub device: DeviceKind,
-    /// Seed of the initial weights (a fresh model only).
-    pub seed: u64,
-}
-
-impl Default for LearnerConfig {
-    fn default() -> Self {
-        LearnerConfig {
-            optimizer: OptimizerKind::Adamw,
-            learning_rate: 1e-3,
-            weight_decay: 1e-4,
-            momentum: 0.9,
-            grad_clip_norm: None,
-            threads: 1,
-            device: DeviceKind::Cpu,
-            seed: 0,
-        }
-    }
-}
-
-impl LearnerConfig {
-    fn optimizer(&self) -> ModuleOptimizer {
-        let clip = self.grad_clip_norm.map(GradientClippingConfig::Norm);
-        match self.optimizer {
-            OptimizerKind::Adamw => AdamWConfig::new()
-                .with_weight_decay(self.weight_decay)
-                .with_grad_clipping(clip)
-                .init(),
-            OptimizerKind::Sgd => SgdConfig::new()
-                .with_momentum(Some(MomentumConfig {
-                    momentum: self.momentum,
-                    dampening: 0.0,
-                    nesterov: false,
-                }))
-                .with_weight_decay((self.weight_decay > 0.0).then_some(WeightDecayConfig {
-                    penalty: self.weight_decay,
-                }))
-                .with_gradient_clipping(clip)
-                .init(),
-        }
-    }
-}
-
-/// Weights of the three losses in the total.
-///
-/// Defaults: policy 1, value 1, store difference 0.25 (an auxiliary signal, kept smaller
-/// as KataGo keeps its score head's).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct LossWeights {
-    /// Weight of the policy cross-entropy.
-    pub policy: f32,
-    /// Weight of the W/D/L cross-entropy.
-    pub value: f32,
-    /// Weight of the store-difference MSE.
-    pub store_diff: f32,
-}
-
-impl Default for LossWeights {
-    fn default() -> Self {
-        LossWeights {
-            policy: 1.0,
-            value: 1.0,
-            store_diff: 0.25,
-        }
+/// The optimizer `config` describes, fresh.
+fn build_optimizer(config: &LearnerConfig) -> ModuleOptimizer {
+    let clip = config.grad_clip_norm.map(GradientClippingConfig::Norm);
+    match config.optimizer {
+        OptimizerKind::Adamw => AdamWConfig::new()
+            .with_weight_decay(config.weight_decay)
+            .with_grad_clipping(clip)
+            .init(),
+        OptimizerKind::Sgd => SgdConfig::new()
+            .with_momentum(Some(MomentumConfig {
+                momentum: config.momentum,
+                dampening: 0.0,
+                nesterov: false,
+            }))
+            .with_weight_decay((config.weight_decay > 0.0).then_some(WeightDecayConfig {
+                penalty: config.weight_decay,
+            }))
+            .with_gradient_clipping(clip)
+            .init(),
     }
 }
 
@@ -140,8 +60,6 @@ pub struct TrainBatch {
     /// `[n]` legal-move bit masks (bit `a` set = action `a` legal), as
     /// `Position::legal_moves` gives them.
     pub legal: Vec<u8>,
-    /// `[n]` weight of each sample's policy loss (0 = no policy target); empty = all 1.
-    pub policy_weight: Vec<f32>,
     /// `[n, 3]` W/D/L targets from the mover's view (one-hot or soft; each row sums to 1).
     pub wdl: Vec<f32>,
     /// `[n]` final (own − opponent) store difference / 48, in [−1, 1].
@@ -166,12 +84,11 @@ impl TrainBatch {
         self.features.clear();
         self.policy.clear();
         self.legal.clear();
-        self.policy_weight.clear();
         self.wdl.clear();
         self.store_diff.clear();
     }
 
-    /// Appends one sample (policy weight 1).
+    /// Appends one sample.
     pub fn push(
         &mut self,
         features: &[f32],
@@ -183,9 +100,6 @@ impl TrainBatch {
         self.features.extend_from_slice(features);
         self.policy.extend_from_slice(policy);
         self.legal.push(legal);
-        if !self.policy_weight.is_empty() {
-            self.policy_weight.push(1.0);
-        }
         self.wdl.extend_from_slice(wdl);
         self.store_diff.push(store_diff);
     }
@@ -207,9 +121,6 @@ impl TrainBatch {
         }
         if self.policy.len() != n * POLICY_DIM {
             return Err(bad("policy", self.policy.len(), n * POLICY_DIM));
-        }
-        if !self.policy_weight.is_empty() && self.policy_weight.len() != n {
-            return Err(bad("policy_weight", self.policy_weight.len(), n));
         }
         if self.wdl.len() != n * WDL_DIM {
             return Err(bad("wdl", self.wdl.len(), n * WDL_DIM));
@@ -239,7 +150,6 @@ impl TrainBatch {
             .iter()
             .chain(&self.wdl)
             .chain(&self.store_diff)
-            .chain(&self.policy_weight)
             .all(|v| v.is_finite());
         if !all_finite {
             return Err(NetError::Config(
@@ -337,7 +247,7 @@ impl Learner {
         let device = config.device.device()?.autodiff();
         let ck = Checkpoint::load(dir, &device)?;
         let optim = if ck.has_optimizer() {
-            Some(ck.load_optimizer(config.optimizer())?)
+            Some(ck.load_optimizer(build_optimizer(&config))?)
         } else {
             None
         };
@@ -379,7 +289,7 @@ impl Learner {
         };
         Ok(Learner {
             model,
-            optim: optim.unwrap_or_else(|| config.optimizer()),
+            optim: optim.unwrap_or_else(|| build_optimizer(&config)),
             learning_rate: config.learning_rate,
             model_config,
             config,
@@ -463,7 +373,9 @@ impl Learner {
         } else {
             self.device.clone().inner()
         };
-        // Host-side pieces: the additive mask and the normalised per-sample policy weight.
+        // Host-side pieces: the additive mask, and the policy loss's mean over the batch as
+        // a sum weighted 1/n per sample (this order of rounding is the one every recorded
+        // run was trained with).
         let mut mask = std::mem::take(&mut self.scratch);
         mask.clear();
         for &m in &batch.legal {
@@ -475,13 +387,7 @@ impl Learner {
                 });
             }
         }
-        let pw: Vec<f32> = if batch.policy_weight.is_empty() {
-            vec![1.0 / n as f32; n]
-        } else {
-            let s: f32 = batch.policy_weight.iter().sum();
-            let s = if s > 0.0 { s } else { 1.0 };
-            batch.policy_weight.iter().map(|w| w / s).collect()
-        };
+        let pw = vec![1.0 / n as f32; n];
         let model = if update {
             self.model.clone()
         } else {
@@ -873,7 +779,7 @@ mod tests {
         // AdamW's first step has no moment estimates to follow.
         let mut b2 = Learner::from_checkpoint(&dir, None).unwrap();
         let mut c = Learner::from_checkpoint(&dir, None).unwrap();
-        c.optim = c.config.optimizer();
+        c.optim = build_optimizer(&c.config);
         let l2 = b2.step(&batch).unwrap();
         let lc = c.step(&batch).unwrap();
         assert_eq!(l2.total.to_bits(), lc.total.to_bits());

@@ -13,29 +13,12 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use crate::dataio::{Sample, Searched, label_game};
 use crate::game::{Game, Outcome, Position, RuleSet};
 use crate::rng::Rng;
 use crate::search::Evaluator;
 use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
 use crate::tablebase::Tablebase;
-
-/// One training sample: a position searched with a full search, its targets filled in
-/// when the game ended.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sample {
-    /// The position (features are computed from it by the trainer's encoding).
-    pub position: Position,
-    /// Legal moves there (6-bit mask of mover-relative actions).
-    pub legal: u8,
-    /// The search's policy target over the six actions (0 on illegal moves).
-    pub policy: [f32; 6],
-    /// The game's result for the mover here: +1 win, 0 draw, −1 loss.
-    pub outcome: i8,
-    /// Final store difference (own − opponent) for the mover here, in seeds.
-    pub store_diff: f32,
-    /// The search's root value for the mover, [−1, 1] (for mixing into the value target).
-    pub search_value: f32,
-}
 
 /// Self-play settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -148,7 +131,8 @@ struct SlotState {
     id: u64,
     active: bool,
     full: bool,
-    pending: Vec<(Position, u8, [f32; 6], f32)>,
+    /// The full searches of its game so far, waiting for the result.
+    pending: Vec<Searched>,
 }
 
 impl SlotState {
@@ -427,7 +411,12 @@ fn worker(
             let r = b.result(i);
             if state[i].full {
                 let p = *b.game(i).position();
-                state[i].pending.push((p, r.legal, r.policy, r.value));
+                state[i].pending.push(Searched {
+                    position: p,
+                    legal: r.legal,
+                    policy: r.policy,
+                    search_value: r.value,
+                });
             }
             let ply = b.game(i).moves().len() as u32;
             let temperature = if ply < cfg.temperature_plies {
@@ -588,18 +577,7 @@ fn finish_game(
     let Some(o) = g.outcome() else {
         return;
     };
-    let samples: Vec<Sample> = st
-        .pending
-        .iter()
-        .map(|&(position, legal, policy, search_value)| Sample {
-            position,
-            legal,
-            policy,
-            outcome: o.score_for(position.side),
-            store_diff: o.store_diff_for(position.side),
-            search_value,
-        })
-        .collect();
+    let samples = label_game(&st.pending, o);
     progress.games.fetch_add(1, Ordering::Relaxed);
     progress
         .samples

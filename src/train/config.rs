@@ -9,6 +9,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
 use super::replay::WindowRule;
+pub use crate::arena::gauntlet::EvalConfig;
 use crate::game::RuleSet;
 use crate::net::DeviceKind;
 use crate::net::model::ModelConfig;
@@ -167,65 +168,6 @@ impl TrainConfig {
             device: self.device,
             seed,
             ..LearnerConfig::default()
-        }
-    }
-}
-
-/// `[eval]`: the periodic evaluation, a gauntlet: the new checkpoint against a fixed
-/// baseline and against earlier checkpoints, every game added to the run's rating pool
-/// (`RUN/pool.jsonl`), whose maximum-likelihood rating (anchored at the baseline) is the
-/// run's measure of progress.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct EvalConfig {
-    /// Evaluate every this many iterations (0 = never), and after the last one.
-    pub every: u32,
-    /// Opponent spec (see `oware eval`), e.g. `alphabeta:depth=4`.
-    pub opponent: String,
-    /// Games per evaluation (each opening twice, colours swapped).
-    pub games: usize,
-    /// Simulations per move of the network player.
-    pub simulations: u32,
-    /// Random plies of each opening.
-    pub opening_plies: u32,
-    /// Earlier checkpoints played too, as counts of evaluations back (1 = the previous
-    /// evaluation's checkpoint); those not reached yet are left out.
-    pub gauntlet: Vec<u32>,
-    /// Games against each earlier checkpoint.
-    pub gauntlet_games: usize,
-    /// The baseline's rating: the anchor of the run's pool (e.g. its rating in the
-    /// committed anchor pool, `experiments/recorded/anchors`).
-    pub opponent_elo: f64,
-    /// A due evaluation is skipped while the evaluations so far took more than this
-    /// fraction of the run's wall time (the last one is always played).
-    pub max_share: f64,
-    /// A tablebase directory (`oware tablebase build`); when given, each evaluation also
-    /// measures the network's perfect-play accuracy on a fixed suite of table positions
-    /// (`tb_outcome_accuracy`, `tb_margin_accuracy` in metrics.csv). Empty: off.
-    pub tablebase: String,
-    /// The suite's file (`FEN;moves` per line, as `oware eval --accuracy --save-suite`
-    /// writes). Empty: taken once, at the first evaluation, from the run's own self-play
-    /// games (two positions per game) and kept as `RUN/accuracy-suite.txt`.
-    pub accuracy_suite: String,
-    /// Positions of the suite used (the first this many the tables cover).
-    pub accuracy_positions: usize,
-}
-
-impl Default for EvalConfig {
-    fn default() -> Self {
-        EvalConfig {
-            every: 5,
-            opponent: "alphabeta:depth=4".into(),
-            games: 100,
-            simulations: 64,
-            opening_plies: 4,
-            gauntlet: vec![1, 4, 16],
-            gauntlet_games: 20,
-            opponent_elo: 0.0,
-            max_share: 0.1,
-            tablebase: String::new(),
-            accuracy_suite: String::new(),
-            accuracy_positions: 1000,
         }
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::samples::atomic_write;
+use crate::files::atomic_write;
 
 /// One training iteration's measurements.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

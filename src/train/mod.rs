@@ -1,9 +1,13 @@
-//! Training: the replay window, sample chunk files, metrics, learning-curve plots and
-//! the training loop.
+//! Training: the config, the replay window, metrics, learning-curve plots, the run
+//! directory, the schedule and the training loop.
 
 pub mod config;
+pub mod intake;
 pub mod metrics;
 pub mod plot;
 pub mod replay;
+pub mod report;
 pub mod run;
-pub mod samples;
+pub mod rundir;
+pub mod schedule;
+pub mod stop;

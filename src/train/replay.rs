@@ -6,8 +6,8 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use crate::dataio::Sample;
 use crate::rng::Rng;
-use crate::selfplay::Sample;
 
 /// A chunk of samples in the window, named by its file.
 #[derive(Clone, Debug)]

@@ -15,16 +15,15 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
+use super::Sample;
+use crate::files::atomic_write;
 use crate::game::{Position, RuleSet, Side};
 use crate::net::checkpoint::fnv1a64;
-use crate::selfplay::Sample;
 
 const MAGIC: &[u8; 4] = b"OWZS";
 const VERSION: u32 = 1;
 /// Bytes per sample record.
 pub const RECORD: usize = 52;
-
-pub use crate::files::atomic_write;
 
 /// Encodes samples as a chunk file's bytes.
 pub fn encode_chunk(rules: RuleSet, samples: &[Sample]) -> Vec<u8> {
