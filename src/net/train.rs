@@ -165,7 +165,7 @@ impl TrainBatch {
 pub struct Losses {
     /// The weighted sum that was minimised.
     pub total: f32,
-    /// Policy cross-entropy (nats), mean over samples with policy weight.
+    /// Policy cross-entropy (nats), mean over the samples.
     pub policy: f32,
     /// W/D/L cross-entropy (nats).
     pub value: f32,
@@ -177,6 +177,28 @@ pub struct Losses {
     pub value_accuracy: f32,
     /// Samples in the batch.
     pub samples: usize,
+}
+
+impl Losses {
+    /// The losses from a step's statistics (`total`, `policy`, `value`, `store`,
+    /// `entropy`, then the W/D/L logits row by row) and the batch's W/D/L targets.
+    fn from_stats(stats: &[f32], wdl_targets: &[f32]) -> Losses {
+        let n = wdl_targets.len() / WDL_DIM;
+        let hits = stats[5..]
+            .chunks_exact(WDL_DIM)
+            .zip(wdl_targets.chunks_exact(WDL_DIM))
+            .filter(|(p, t)| argmax(p) == argmax(t))
+            .count();
+        Losses {
+            total: stats[0],
+            policy: stats[1],
+            value: stats[2],
+            store_diff: stats[3],
+            policy_entropy: stats[4],
+            value_accuracy: hits as f32 / n as f32,
+            samples: n,
+        }
+    }
 }
 
 /// Masking constant added to illegal logits: large enough that `exp` gives exactly 0,
@@ -393,24 +415,8 @@ impl Learner {
         } else {
             self.model.valid()
         };
-        // The input layer on the host: only for a gradient step (a measurement runs the
-        // inference copy, where burn's product is as good), on the CPU backend (on a GPU
-        // the weights and `∂z` would cross the bus every step), and one-hot features.
-        let host_input = update
-            && !self.dense_input
-            && self.config.device == DeviceKind::Cpu
-            && self.model_config.encoding == crate::env::encoding::Encoding::Onehot;
+        let host_input = self.host_input_forward(batch, update)?;
         let width = self.model_config.width;
-        if host_input {
-            let inp = &self.model.input;
-            let layer = catch_burn("reading the input layer", || {
-                super::fast::dense(inp, "the input layer")
-            })??;
-            let sp = &mut self.sparse;
-            sp.batch.gather(&batch.features, dim);
-            sp.z.resize(n * width, 0.0);
-            sp.batch.forward(&layer.w, &layer.b, &mut sp.z, width);
-        }
         let sparse_z = &self.sparse.z;
         let run = catch_burn("training step", || {
             let t2 = |v: &[f32], cols: usize| {
@@ -465,32 +471,7 @@ impl Learner {
                     Some(Ok(g)) if g.len() == n * width => g,
                     _ => return Err(NetError::Model("reading the input layer's gradient".into())),
                 };
-                let sp = &mut self.sparse;
-                sp.grad_w.resize(dim * width, 0.0);
-                sp.grad_b.resize(width, 0.0);
-                sp.batch
-                    .backward(&grad_z, &mut sp.grad_w, &mut sp.grad_b, width);
-                let inner = self.device.clone().inner();
-                let inp = &self.model.input;
-                let sp = &self.sparse;
-                catch_burn("the input layer's gradient", || {
-                    grads.register(
-                        inp.weight.id,
-                        Tensor::<2>::from_data(
-                            TensorData::new(sp.grad_w.clone(), [dim, width]),
-                            &inner,
-                        ),
-                    );
-                    if let Some(b) = &inp.bias {
-                        grads.register(
-                            b.id,
-                            Tensor::<1>::from_data(
-                                TensorData::new(sp.grad_b.clone(), [width]),
-                                &inner,
-                            ),
-                        );
-                    }
-                })?;
+                self.host_input_backward(&grad_z, &mut grads)?;
             }
             let lr = self.learning_rate;
             let model = self.model.clone();
@@ -498,20 +479,7 @@ impl Learner {
             self.model = catch_burn("optimizer step", || optim.step(lr, model, grads))?;
             self.step += 1;
         }
-        let hits = stats[5..]
-            .chunks_exact(WDL_DIM)
-            .zip(batch.wdl.chunks_exact(WDL_DIM))
-            .filter(|(p, t)| argmax(p) == argmax(t))
-            .count();
-        let losses = Losses {
-            total: stats[0],
-            policy: stats[1],
-            value: stats[2],
-            store_diff: stats[3],
-            policy_entropy: stats[4],
-            value_accuracy: hits as f32 / n as f32,
-            samples: n,
-        };
+        let losses = Losses::from_stats(&stats, &batch.wdl);
         if !losses.total.is_finite() {
             return Err(NetError::Model(format!(
                 "the loss became {} at step {}; lower the learning rate",
@@ -519,6 +487,60 @@ impl Learner {
             )));
         }
         Ok(losses)
+    }
+
+    /// The input layer on the host, `z = x·W + b` over the non-zero features, into
+    /// `self.sparse.z`; whether it ran: only for a gradient step (a measurement runs the
+    /// inference copy, where burn's product is as good), on the CPU backend (on a GPU the
+    /// weights and `∂z` would cross the bus every step), and with one-hot features.
+    fn host_input_forward(&mut self, batch: &TrainBatch, update: bool) -> Result<bool, NetError> {
+        let host_input = update
+            && !self.dense_input
+            && self.config.device == DeviceKind::Cpu
+            && self.model_config.encoding == crate::env::encoding::Encoding::Onehot;
+        if host_input {
+            let (n, dim) = (batch.len(), self.model_config.input_dim());
+            let width = self.model_config.width;
+            let inp = &self.model.input;
+            let layer = catch_burn("reading the input layer", || {
+                super::fast::dense(inp, "the input layer")
+            })??;
+            let sp = &mut self.sparse;
+            sp.batch.gather(&batch.features, dim);
+            sp.z.resize(n * width, 0.0);
+            sp.batch.forward(&layer.w, &layer.b, &mut sp.z, width);
+        }
+        Ok(host_input)
+    }
+
+    /// The input layer's gradients from `∂z` (`∂W = xᵀ·∂z`, `∂b = Σ∂z`), registered in
+    /// `grads` for the optimizer.
+    fn host_input_backward(
+        &mut self,
+        grad_z: &[f32],
+        grads: &mut GradientsParams,
+    ) -> Result<(), NetError> {
+        let (dim, width) = (self.model_config.input_dim(), self.model_config.width);
+        let sp = &mut self.sparse;
+        sp.grad_w.resize(dim * width, 0.0);
+        sp.grad_b.resize(width, 0.0);
+        sp.batch
+            .backward(grad_z, &mut sp.grad_w, &mut sp.grad_b, width);
+        let inner = self.device.clone().inner();
+        let inp = &self.model.input;
+        let sp = &self.sparse;
+        catch_burn("the input layer's gradient", || {
+            grads.register(
+                inp.weight.id,
+                Tensor::<2>::from_data(TensorData::new(sp.grad_w.clone(), [dim, width]), &inner),
+            );
+            if let Some(b) = &inp.bias {
+                grads.register(
+                    b.id,
+                    Tensor::<1>::from_data(TensorData::new(sp.grad_b.clone(), [width]), &inner),
+                );
+            }
+        })
     }
 
     /// `n` evaluators on the current weights, one per self-play worker thread.

@@ -189,30 +189,32 @@ pub fn play(
 ) -> SelfPlayOutput {
     let t0 = Instant::now();
     let threads = evaluators.len().clamp(1, games.max(1));
-    let outputs: Vec<WorkerOutput> = std::thread::scope(|scope| {
-        let handles: Vec<_> = evaluators
+    let jobs: Vec<_> = evaluators.into_iter().take(threads).enumerate().collect();
+    let outputs = on_threads(jobs, |(t, mut e)| {
+        let ids: Vec<u64> = (t..games).step_by(threads).map(|g| g as u64).collect();
+        let slots = (cfg.games_in_flight / threads).max(1).min(ids.len().max(1));
+        let mut b = BatchSearch::new(mcts.clone(), rules, slots, seed);
+        b.set_tablebase(tablebase.cloned());
+        let mut state = SlotState::parked(slots);
+        let mut queue = GameQueue::new(Ids::List(&ids), cfg, mcts, seed, progress);
+        worker(&mut b, &mut state, &mut queue, None, e.as_mut())
+    });
+    merge(outputs, t0)
+}
+
+/// Runs `work` on each job, one thread per job, and returns their outputs in job order.
+fn on_threads<J: Send>(jobs: Vec<J>, work: impl Fn(J) -> WorkerOutput + Sync) -> Vec<WorkerOutput> {
+    let work = &work;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = jobs
             .into_iter()
-            .take(threads)
-            .enumerate()
-            .map(|(t, mut e)| {
-                let ids: Vec<u64> = (t..games).step_by(threads).map(|g| g as u64).collect();
-                let slots = (cfg.games_in_flight / threads).max(1).min(ids.len().max(1));
-                let tb = tablebase.cloned();
-                scope.spawn(move || {
-                    let mut b = BatchSearch::new(mcts.clone(), rules, slots, seed);
-                    b.set_tablebase(tb);
-                    let mut state = SlotState::parked(slots);
-                    let mut queue = GameQueue::new(Ids::List(&ids), cfg, mcts, seed, progress);
-                    worker(&mut b, &mut state, &mut queue, None, e.as_mut())
-                })
-            })
+            .map(|j| scope.spawn(move || work(j)))
             .collect();
         handles
             .into_iter()
             .map(|h| h.join().expect("self-play worker panicked"))
             .collect()
-    });
-    merge(outputs, t0)
+    })
 }
 
 /// One output from the workers': games in id order (not finishing order, so the output
@@ -302,37 +304,17 @@ impl SelfPlayPool {
                 .collect();
         }
         let seed = self.seed;
-        let outputs: Vec<WorkerOutput> = std::thread::scope(|scope| {
-            let handles: Vec<_> = self
-                .workers
-                .iter_mut()
-                .zip(evaluators)
-                .enumerate()
-                .map(|(t, (w, mut e))| {
-                    let quota = games / threads + usize::from(t < games % threads);
-                    let tb = tablebase.cloned();
-                    scope.spawn(move || {
-                        w.search.set_tablebase(tb);
-                        let ids = Ids::Endless {
-                            next: &mut w.next,
-                            t: w.t,
-                            threads: threads as u64,
-                        };
-                        let mut queue = GameQueue::new(ids, cfg, mcts, seed, progress);
-                        worker(
-                            &mut w.search,
-                            &mut w.state,
-                            &mut queue,
-                            Some(quota),
-                            e.as_mut(),
-                        )
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("self-play worker panicked"))
-                .collect()
+        let jobs: Vec<_> = self.workers.iter_mut().zip(evaluators).enumerate().collect();
+        let outputs = on_threads(jobs, |(t, (w, mut e))| {
+            let quota = games / threads + usize::from(t < games % threads);
+            w.search.set_tablebase(tablebase.cloned());
+            let ids = Ids::Endless {
+                next: &mut w.next,
+                t: w.t,
+                threads: threads as u64,
+            };
+            let mut queue = GameQueue::new(ids, cfg, mcts, seed, progress);
+            worker(&mut w.search, &mut w.state, &mut queue, Some(quota), e.as_mut())
         });
         merge(outputs, t0)
     }

@@ -1,14 +1,10 @@
 //! `BatchSearch`: one search tree per game slot; each `step` runs one simulation in
 //! every slot that is searching and evaluates all their leaves in one batch.
 
-use rand_distr::{Distribution, Gamma};
-
-use super::policy::{
-    completed_q, considered_visits, gumbel_final_action, gumbel_interior_select,
-    gumbel_root_select, improved_policy, puct_select, visit_policy,
-};
+use super::policy::completed_q;
+use super::root::{RootState, Schedules, SearchRule, Start, most_visited, rule};
 use super::tree::{Leaf, NodeId, NodeKind, SearchTree};
-use super::{Algorithm, MctsConfig, SearchValue};
+use super::{MctsConfig, SearchValue};
 use crate::game::{Game, MoveError, Position, RuleSet};
 use crate::rng::Rng;
 use crate::search::{Evaluation, Evaluator};
@@ -47,19 +43,19 @@ struct Slot {
     searching: bool,
     target: u32,
     done: u32,
-    gumbel: [f32; 6],
     noise: bool,
-    noise_pending: bool,
-    table: usize,
+    root: RootState,
     rng: Rng,
 }
 
 /// Many searches stepped together; the leaves of all of them form one evaluator batch.
 pub struct BatchSearch {
     cfg: MctsConfig,
+    /// The algorithm's decisions.
+    rule: &'static dyn SearchRule,
     rules: RuleSet,
     slots: Vec<Slot>,
-    tables: Vec<(usize, u32, Vec<u32>)>,
+    schedules: Schedules,
     batch_pos: Vec<Position>,
     batch_legal: Vec<u8>,
     batch_at: Vec<(u32, NodeId)>,
@@ -91,20 +87,19 @@ impl BatchSearch {
                     searching: false,
                     target: 0,
                     done: 0,
-                    gumbel: [0.0; 6],
                     noise: false,
-                    noise_pending: false,
-                    table: 0,
+                    root: RootState::default(),
                     rng: Rng::stream(seed, i as u64),
                 }
             })
             .collect::<Vec<_>>();
         let n = slots.len();
         BatchSearch {
+            rule: rule(cfg.algorithm),
             cfg,
             rules,
             slots,
-            tables: Vec::new(),
+            schedules: Schedules::default(),
             batch_pos: Vec::with_capacity(n),
             batch_legal: Vec::with_capacity(n),
             batch_at: Vec::with_capacity(n),
@@ -191,37 +186,19 @@ impl BatchSearch {
         s.done = 0;
         s.searching = true;
         s.noise = noise;
-        s.gumbel = [0.0; 6];
-        if cfg.algorithm == Algorithm::Gumbel {
-            if noise {
-                for g in &mut s.gumbel {
-                    let u = s.rng.unit_f64().max(1e-300);
-                    *g = -(-(u.ln())).ln() as f32;
-                }
-            }
-            let m = (cfg.gumbel_considered as usize)
-                .min(legal.count_ones() as usize)
-                .max(1);
-            s.table = match self.tables.iter().position(|t| t.0 == m && t.1 == s.target) {
-                Some(k) => k,
-                None => {
-                    self.tables
-                        .push((m, s.target, considered_visits(m, s.target as usize)));
-                    self.tables.len() - 1
-                }
-            };
-        }
+        s.root = RootState::default();
         let root = s.tree.root();
         let node = s.tree.node_mut(root);
         node.prior = node.raw_prior;
-        s.noise_pending = false;
-        if noise && cfg.algorithm == Algorithm::Puct {
-            if node.kind == NodeKind::Expanded {
-                add_dirichlet(node, cfg, &mut s.rng);
-            } else {
-                s.noise_pending = true;
-            }
-        }
+        let start = Start {
+            root: node,
+            legal,
+            simulations: s.target,
+            noise,
+            rng: &mut s.rng,
+            state: &mut s.root,
+        };
+        self.rule.begin(cfg, &mut self.schedules, start);
         true
     }
 
@@ -237,8 +214,14 @@ impl BatchSearch {
             if !s.searching {
                 continue;
             }
-            let table = (cfg.algorithm == Algorithm::Gumbel).then(|| &self.tables[s.table].2[..]);
-            match descend(s, cfg, rules, table, self.tablebase.as_deref()) {
+            let how = Descent {
+                cfg,
+                rule: self.rule,
+                rules,
+                schedules: &self.schedules,
+                tb: self.tablebase.as_deref(),
+            };
+            match descend(s, &how) {
                 Leaf::NeedsEval(id) => {
                     let n = s.tree.node(id);
                     self.batch_pos.push(n.pos);
@@ -270,9 +253,10 @@ impl BatchSearch {
             let s = &mut self.slots[i as usize];
             let e = &self.evals[k];
             s.tree.expand(id, e);
-            if id == s.tree.root() && s.noise_pending {
-                add_dirichlet(s.tree.node_mut(id), &self.cfg, &mut s.rng);
-                s.noise_pending = false;
+            if id == s.tree.root() {
+                let root = s.tree.node_mut(id);
+                self.rule
+                    .root_expanded(&self.cfg, root, &mut s.rng, &mut s.root);
             }
             let v = s.tree.node(id).value;
             s.tree.backup(&s.path, id, v);
@@ -304,16 +288,8 @@ impl BatchSearch {
     pub fn result(&self, i: usize) -> SearchResult {
         let s = &self.slots[i];
         let root = s.tree.root_node();
-        let policy = match self.cfg.algorithm {
-            Algorithm::Puct => visit_policy(root),
-            Algorithm::Gumbel => improved_policy(root, &self.cfg),
-        };
-        let best = match self.cfg.algorithm {
-            Algorithm::Puct => most_visited(root.n, root.legal, |a| {
-                root.q(a).unwrap_or(f32::NEG_INFINITY)
-            }),
-            Algorithm::Gumbel => gumbel_final_action(root, &self.cfg, &s.gumbel),
-        };
+        let policy = self.rule.policy(&self.cfg, root);
+        let best = self.rule.best(&self.cfg, root, &s.root);
         SearchResult {
             visits: root.n,
             policy,
@@ -339,7 +315,7 @@ impl BatchSearch {
     /// visit count sample ∝ N^(1/T) from the slot's generator, else the search's best.
     pub fn choose(&mut self, i: usize, temperature: f32) -> usize {
         let r = self.result(i);
-        if self.cfg.algorithm == Algorithm::Gumbel || temperature <= 0.0 || r.simulations == 0 {
+        if !self.rule.samples_by_temperature() || temperature <= 0.0 || r.simulations == 0 {
             return r.best;
         }
         let w: [f64; 6] = std::array::from_fn(|a| {
@@ -389,7 +365,7 @@ impl BatchSearch {
     /// Plays `action` in slot `i`'s game and moves the tree along (reusing the subtree
     /// when configured).
     pub fn play(&mut self, i: usize, action: usize) -> Result<(), MoveError> {
-        let reuse = self.cfg.tree_reuse && self.cfg.algorithm == Algorithm::Puct;
+        let reuse = self.cfg.tree_reuse && self.rule.keeps_subtree();
         let room = self.cfg.simulations.max(self.cfg.cheap_simulations) as usize + 2;
         let s = &mut self.slots[i];
         s.game.play(action)?;
@@ -413,54 +389,19 @@ impl BatchSearch {
     }
 }
 
-/// Most visits among legal actions; ties by `tiebreak` (higher wins), then lowest action.
-fn most_visited(n: [u32; 6], legal: u8, tiebreak: impl Fn(usize) -> f32) -> usize {
-    let mut best = None::<usize>;
-    for a in 0..6 {
-        if legal & (1 << a) == 0 {
-            continue;
-        }
-        best = match best {
-            None => Some(a),
-            Some(b) if n[a] > n[b] || (n[a] == n[b] && tiebreak(a) > tiebreak(b)) => Some(a),
-            keep => keep,
-        };
-    }
-    best.unwrap_or(0)
-}
-
-fn add_dirichlet(node: &mut super::tree::Node, cfg: &MctsConfig, rng: &mut Rng) {
-    let Ok(gamma) = Gamma::new(cfg.dirichlet_alpha as f64, 1.0) else {
-        return;
-    };
-    let mut noise = [0.0f64; 6];
-    let mut sum = 0.0;
-    for (a, x) in noise.iter_mut().enumerate() {
-        if node.legal & (1 << a) != 0 {
-            *x = gamma.sample(rng);
-            sum += *x;
-        }
-    }
-    if sum <= 0.0 {
-        return;
-    }
-    let f = cfg.dirichlet_fraction;
-    for a in 0..6 {
-        if node.legal & (1 << a) != 0 {
-            node.prior[a] = (1.0 - f) * node.raw_prior[a] + f * (noise[a] / sum) as f32;
-        }
-    }
+/// What a descent needs besides its slot.
+struct Descent<'a> {
+    cfg: &'a MctsConfig,
+    rule: &'static dyn SearchRule,
+    rules: RuleSet,
+    schedules: &'a Schedules,
+    tb: Option<&'a Tablebase>,
 }
 
 /// Descends slot `s`'s tree to a leaf, creating it if new. Terminal leaves are backed up
 /// here; new leaves are returned for evaluation, with `s.path` holding the way down.
-fn descend(
-    s: &mut Slot,
-    cfg: &MctsConfig,
-    rules: RuleSet,
-    table: Option<&[u32]>,
-    tb: Option<&Tablebase>,
-) -> Leaf {
+fn descend(s: &mut Slot, how: &Descent<'_>) -> Leaf {
+    let (rules, tb) = (how.rules, how.tb);
     s.path.clear();
     let tree = &mut s.tree;
     let root = tree.root();
@@ -476,14 +417,9 @@ fn descend(
             NodeKind::Unexpanded => return Leaf::NeedsEval(id),
             NodeKind::Expanded => {}
         }
-        let a = match (cfg.algorithm, table) {
-            (Algorithm::Gumbel, Some(t)) if id == root => {
-                let k = (s.done as usize).min(t.len().saturating_sub(1));
-                gumbel_root_select(node, cfg, &s.gumbel, t.get(k).copied().unwrap_or(0))
-            }
-            (Algorithm::Gumbel, _) => gumbel_interior_select(node, cfg),
-            (Algorithm::Puct, _) => puct_select(node, cfg),
-        };
+        let a = how
+            .rule
+            .select(how.cfg, node, id == root, s.done, &s.root, how.schedules);
         let child = node.children[a];
         s.path.push((id, a as u8));
         if child == 0 {

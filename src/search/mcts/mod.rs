@@ -8,6 +8,7 @@
 
 mod batch;
 pub mod policy;
+mod root;
 pub mod tree;
 
 pub use batch::{BatchSearch, SearchResult};
