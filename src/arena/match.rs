@@ -14,7 +14,7 @@
 use std::time::Instant;
 
 use super::player::Player;
-use super::stats::{Decision, Pentanomial, SprtConfig, Summary, Wdl};
+use super::stats::{Decision, Pentanomial, Sprt, SprtConfig, Summary, Wdl};
 use crate::game::{Game, Outcome, Position, RuleSet, Side};
 use crate::rng::Rng;
 use std::time::Duration;
@@ -656,6 +656,46 @@ pub fn run_match_with(
     progress: &mut dyn FnMut(&MatchProgress),
 ) -> Result<MatchReport, MatchError> {
     let t0 = Instant::now();
+    check_config(cfg)?;
+    let games = cfg.games.div_ceil(2) * 2;
+    let slots = slots_for(cfg, games);
+    let names = [player.name(), opponent.name()];
+    let mut drivers = [
+        Driver::new(player, cfg, slots, 0)?,
+        Driver::new(opponent, cfg, slots, 1)?,
+    ];
+    let mut schedule = Schedule::new(cfg, games);
+    let mut tally = Tally::new(games);
+    let mut live: Vec<Option<Live>> = (0..slots).map(|_| None).collect();
+    for (s, l) in live.iter_mut().enumerate() {
+        *l = schedule.start(tally.stopped());
+        place(&mut drivers, s, l);
+    }
+    let mut evaluations = 0u64;
+    while live.iter().any(Option::is_some) {
+        // 1. Every game whose mover searches begins a search; all are stepped together.
+        evaluations += step_searches(&mut drivers, &live);
+        // 2. Alpha-beta and engine moves of all games at once, over threads.
+        let mut pending = ask_moves(&mut drivers, &live);
+        // 3. Every game gets its move; a finished game's slot takes the next game.
+        for (s, slot) in live.iter_mut().enumerate() {
+            let Some(l) = slot.as_mut() else { continue };
+            let chosen = chosen_move(&mut drivers, s, l, &mut pending[s]);
+            let Some(end) = play_move(cfg, &mut drivers, s, l, chosen) else {
+                continue;
+            };
+            let l = slot.take().expect("the slot is live");
+            tally.add(finish(l, end), cfg.sprt);
+            progress(&tally.progress(games, t0));
+            *slot = schedule.start(tally.stopped());
+            place(&mut drivers, s, slot);
+        }
+    }
+    Ok(tally.report(cfg, names, evaluations, t0))
+}
+
+/// Refuses a match that cannot be played as configured.
+fn check_config(cfg: &MatchConfig) -> Result<(), MatchError> {
     if cfg.games == 0 {
         return Err(MatchError::Config("a match needs at least 1 game".into()));
     }
@@ -664,53 +704,67 @@ pub fn run_match_with(
     }
     match &cfg.openings {
         Openings::List(l) if l.is_empty() => {
-            return Err(MatchError::Config("the opening list is empty".into()));
+            Err(MatchError::Config("the opening list is empty".into()))
         }
         Openings::Random { plies } if *plies > MAX_OPENING_PLIES => {
-            return Err(MatchError::Config(format!(
+            Err(MatchError::Config(format!(
                 "openings of {plies} random plies: at most {MAX_OPENING_PLIES} (random games \
                  last about 97 plies; longer openings would mostly be decided by chance)"
-            )));
+            )))
         }
-        _ => {}
+        _ => Ok(()),
     }
-    let games = cfg.games.div_ceil(2) * 2;
-    let slots = if cfg.concurrency == 0 && cfg.sprt.is_some() {
+}
+
+/// Games in flight at once for a match of `games` games (see `MatchConfig::concurrency`).
+fn slots_for(cfg: &MatchConfig, games: usize) -> usize {
+    if cfg.concurrency == 0 && cfg.sprt.is_some() {
         SPRT_CONCURRENCY.min(games)
     } else if cfg.concurrency == 0 {
         games.min(MAX_CONCURRENCY)
     } else {
         cfg.concurrency.min(games)
-    };
-    let names = [player.name(), opponent.name()];
-    let mut drivers = [
-        Driver::new(player, cfg, slots, 0)?,
-        Driver::new(opponent, cfg, slots, 1)?,
-    ];
-    let mut live: Vec<Option<Live>> = (0..slots).map(|_| None).collect();
-    let mut results: Vec<Option<GameRecord>> = (0..games).map(|_| None).collect();
-    let mut next = 0usize;
-    let mut stop = false;
-    let mut wdl = Wdl::default();
-    let mut penta = Pentanomial::default();
-    let mut finished = 0usize;
-    let mut decided = None;
+    }
+}
 
-    let openings = match &cfg.openings {
-        Openings::List(list) => (0..games / 2)
-            .map(|k| list[k % list.len()].clone())
-            .collect(),
-        Openings::Random { plies } => random_openings(cfg.rules, *plies, games / 2, cfg.seed),
-    };
-    // Under an SPRT stop no new pair starts, but a pair half started is completed, so
-    // that every counted game stays paired (games start in index order: 2k, then 2k+1).
-    let start_game = |next: &mut usize, stop: bool| -> Option<Live> {
-        if *next >= games || (stop && next.is_multiple_of(2)) {
+/// The games of a match in the order they start, each from its pair's opening.
+struct Schedule<'c> {
+    cfg: &'c MatchConfig,
+    /// Games planned (even).
+    games: usize,
+    /// One opening per pair.
+    openings: Vec<Opening>,
+    /// The index of the next game to start.
+    next: usize,
+}
+
+impl<'c> Schedule<'c> {
+    fn new(cfg: &'c MatchConfig, games: usize) -> Self {
+        let openings = match &cfg.openings {
+            Openings::List(list) => (0..games / 2)
+                .map(|k| list[k % list.len()].clone())
+                .collect(),
+            Openings::Random { plies } => random_openings(cfg.rules, *plies, games / 2, cfg.seed),
+        };
+        Schedule {
+            cfg,
+            games,
+            openings,
+            next: 0,
+        }
+    }
+
+    /// The next game, set up after its opening; `None` when none is left to start.
+    /// Under an SPRT stop no new pair starts, but a pair half started is completed, so
+    /// that every counted game stays paired (games start in index order: 2k, then 2k+1).
+    fn start(&mut self, stop: bool) -> Option<Live> {
+        if self.next >= self.games || (stop && self.next.is_multiple_of(2)) {
             return None;
         }
-        let index = *next;
-        *next += 1;
-        let opening = &openings[index / 2];
+        let index = self.next;
+        self.next += 1;
+        let cfg = self.cfg;
+        let opening = &self.openings[index / 2];
         let mut game = Game::new(cfg.rules, opening.start);
         for &a in &opening.moves {
             // Legal: the openings were played through `Game` when they were made.
@@ -730,166 +784,225 @@ pub fn run_match_with(
             ],
             game,
         })
-    };
-    let place = |drivers: &mut [Driver; 2], s: usize, l: &Option<Live>| {
-        if let Some(l) = l {
-            for d in drivers.iter_mut() {
-                if let Driver::Search { search, .. } = d {
-                    search.set_game(s, l.game.clone());
-                }
-            }
-        }
-    };
-
-    for s in 0..slots {
-        live[s] = start_game(&mut next, stop);
-        place(&mut drivers, s, &live[s]);
     }
+}
 
-    let mut evaluations = 0u64;
-    while live.iter().any(Option::is_some) {
-        // 1. Every game whose mover searches begins a search; all are stepped together.
-        for (p, d) in drivers.iter_mut().enumerate() {
-            if let Driver::Search {
-                search,
-                sims,
-                evaluator,
-            } = d
-            {
-                let mut any = false;
-                for (s, l) in live.iter().enumerate() {
-                    if let Some(l) = l
-                        && mover_index(l) == p
-                    {
-                        any |= search.begin(s, *sims, false);
-                    }
-                }
-                if any {
-                    let before = search.evaluated;
-                    search.run(&mut **evaluator);
-                    evaluations += search.evaluated - before;
-                }
+/// Gives the MCTS players the game just started in slot `s`, if any.
+fn place(drivers: &mut [Driver; 2], s: usize, l: &Option<Live>) {
+    if let Some(l) = l {
+        for d in drivers.iter_mut() {
+            if let Driver::Search { search, .. } = d {
+                search.set_game(s, l.game.clone());
             }
         }
-        // 2. Alpha-beta and engine moves of all games at once, over threads.
-        let mut pending: Vec<Option<Result<usize, String>>> = vec![None; slots];
-        for (p, d) in drivers.iter_mut().enumerate() {
-            let jobs: Vec<(usize, &Game)> = live
-                .iter()
-                .enumerate()
-                .filter_map(|(s, l)| {
-                    l.as_ref()
-                        .filter(|l| mover_index(l) == p)
-                        .map(|l| (s, &l.game))
+    }
+}
+
+/// Begins a search in every game whose mover is an MCTS player and steps each player's
+/// searches together; returns the leaf evaluations made.
+fn step_searches(drivers: &mut [Driver; 2], live: &[Option<Live>]) -> u64 {
+    let mut evaluations = 0;
+    for (p, d) in drivers.iter_mut().enumerate() {
+        if let Driver::Search {
+            search,
+            sims,
+            evaluator,
+        } = d
+        {
+            let mut any = false;
+            for (s, l) in live.iter().enumerate() {
+                if let Some(l) = l
+                    && mover_index(l) == p
+                {
+                    any |= search.begin(s, *sims, false);
+                }
+            }
+            if any {
+                let before = search.evaluated;
+                search.run(&mut **evaluator);
+                evaluations += search.evaluated - before;
+            }
+        }
+    }
+    evaluations
+}
+
+/// A move asked of an alpha-beta or engine player, or why there is none.
+type Answer = Result<usize, String>;
+
+/// The alpha-beta and engine players' moves in every game where they are to move, all
+/// at once over threads, by slot (`None` where another kind of player moves).
+fn ask_moves(drivers: &mut [Driver; 2], live: &[Option<Live>]) -> Vec<Option<Answer>> {
+    let mut pending: Vec<Option<Answer>> = vec![None; live.len()];
+    for (p, d) in drivers.iter_mut().enumerate() {
+        let jobs: Vec<(usize, &Game)> = live
+            .iter()
+            .enumerate()
+            .filter_map(|(s, l)| {
+                l.as_ref()
+                    .filter(|l| mover_index(l) == p)
+                    .map(|l| (s, &l.game))
+            })
+            .collect();
+        let moves = match d {
+            Driver::AlphaBeta { limits, searchers } => {
+                let limits = *limits;
+                in_parallel(searchers, &jobs, &|ab: &mut AlphaBeta, g: &Game| {
+                    ab.search(g, &limits)
+                        .best_move
+                        .map(usize::from)
+                        .ok_or_else(|| "alpha-beta found no move".to_string())
                 })
-                .collect();
-            let moves = match d {
-                Driver::AlphaBeta { limits, searchers } => {
-                    let limits = *limits;
-                    in_parallel(searchers, &jobs, &|ab: &mut AlphaBeta, g: &Game| {
-                        ab.search(g, &limits)
-                            .best_move
-                            .map(usize::from)
-                            .ok_or_else(|| "alpha-beta found no move".to_string())
-                    })
-                }
-                Driver::Engine(engines) => {
-                    in_parallel(engines, &jobs, &|e: &mut EngineDriver, g: &Game| {
-                        e.best_move(g)
-                    })
-                }
-                Driver::Random | Driver::Search { .. } => continue,
-            };
-            for (s, m) in moves {
-                pending[s] = Some(m);
             }
+            Driver::Engine(engines) => {
+                in_parallel(engines, &jobs, &|e: &mut EngineDriver, g: &Game| {
+                    e.best_move(g)
+                })
+            }
+            Driver::Random | Driver::Search { .. } => continue,
+        };
+        for (s, m) in moves {
+            pending[s] = Some(m);
         }
-        // 3. Every game gets its move.
-        for s in 0..slots {
-            let Some(l) = live[s].as_mut() else { continue };
-            let p = mover_index(l);
-            let chosen: Result<usize, String> = match &mut drivers[p] {
-                Driver::Random => Ok(l.rng[p].pick_bit(l.game.legal_moves())),
-                Driver::Search { search, .. } => Ok(search.result(s).best),
-                Driver::AlphaBeta { .. } | Driver::Engine(_) => pending[s]
-                    .take()
-                    .unwrap_or_else(|| Err("no move was asked for (a bug)".into())),
-            };
-            let end = match chosen {
-                Err(reason) => Some(GameEnd::Forfeit {
-                    loser: l.game.position().side,
-                    reason,
-                }),
-                Ok(a) => match l.game.play(a) {
-                    Err(e) => Some(GameEnd::Forfeit {
-                        loser: l.game.position().side,
-                        reason: format!("illegal move: {e}"),
-                    }),
-                    Ok(_) => {
-                        for d in drivers.iter_mut() {
-                            if let Driver::Search { search, .. } = d {
-                                // The same move was legal in the match's copy of the game.
-                                let _ = search.play(s, a);
-                            }
-                        }
-                        if let Some(o) = l.game.outcome() {
-                            Some(GameEnd::Rules { outcome: o })
-                        } else if l.game.moves().len() >= cfg.max_plies {
-                            Some(GameEnd::PlyLimit)
-                        } else {
-                            None
-                        }
-                    }
-                },
-            };
-            let Some(end) = end else { continue };
-            let l = live[s].take().expect("the slot is live");
-            let record = finish(l, end);
-            wdl.add(record.score);
-            let idx = record.index;
-            results[idx] = Some(record);
-            let mate = idx ^ 1;
-            if let Some(m) = &results[mate] {
-                let (a, b) = (results[idx].as_ref().map_or(0.0, |r| r.score), m.score);
-                penta.add_pair(a, b);
-                if let Some(sc) = cfg.sprt {
-                    let t = super::stats::sprt(sc, &wdl, &penta);
-                    if t.decision != Decision::Continue && decided.is_none() {
-                        stop = true;
-                        decided = Some(t);
-                    }
-                }
-            }
-            finished += 1;
-            progress(&MatchProgress {
-                finished,
-                planned: games,
-                wdl,
-                seconds: t0.elapsed().as_secs_f64(),
+    }
+    pending
+}
+
+/// The mover's move in the game `l` of slot `s`: drawn, from its finished search, or
+/// the answer `ask_moves` left in `pending`.
+fn chosen_move(
+    drivers: &mut [Driver; 2],
+    s: usize,
+    l: &mut Live,
+    pending: &mut Option<Answer>,
+) -> Answer {
+    let p = mover_index(l);
+    match &mut drivers[p] {
+        Driver::Random => Ok(l.rng[p].pick_bit(l.game.legal_moves())),
+        Driver::Search { search, .. } => Ok(search.result(s).best),
+        Driver::AlphaBeta { .. } | Driver::Engine(_) => pending
+            .take()
+            .unwrap_or_else(|| Err("no move was asked for (a bug)".into())),
+    }
+}
+
+/// Plays `chosen` in the game `l` of slot `s` (and in the MCTS players' copies of it);
+/// returns how the game ended, if it did.
+fn play_move(
+    cfg: &MatchConfig,
+    drivers: &mut [Driver; 2],
+    s: usize,
+    l: &mut Live,
+    chosen: Answer,
+) -> Option<GameEnd> {
+    let a = match chosen {
+        Ok(a) => a,
+        Err(reason) => {
+            return Some(GameEnd::Forfeit {
+                loser: l.game.position().side,
+                reason,
             });
-            let new = start_game(&mut next, stop);
-            place(&mut drivers, s, &new);
-            live[s] = new;
+        }
+    };
+    if let Err(e) = l.game.play(a) {
+        return Some(GameEnd::Forfeit {
+            loser: l.game.position().side,
+            reason: format!("illegal move: {e}"),
+        });
+    }
+    for d in drivers.iter_mut() {
+        if let Driver::Search { search, .. } = d {
+            // The same move was legal in the match's copy of the game.
+            let _ = search.play(s, a);
+        }
+    }
+    if let Some(o) = l.game.outcome() {
+        Some(GameEnd::Rules { outcome: o })
+    } else if l.game.moves().len() >= cfg.max_plies {
+        Some(GameEnd::PlyLimit)
+    } else {
+        None
+    }
+}
+
+/// The finished games and the figures kept as they finish.
+struct Tally {
+    /// Every finished game, by index.
+    results: Vec<Option<GameRecord>>,
+    wdl: Wdl,
+    penta: Pentanomial,
+    finished: usize,
+    /// The SPRT's result when it first decided.
+    decided: Option<Sprt>,
+}
+
+impl Tally {
+    fn new(games: usize) -> Self {
+        Tally {
+            results: (0..games).map(|_| None).collect(),
+            wdl: Wdl::default(),
+            penta: Pentanomial::default(),
+            finished: 0,
+            decided: None,
         }
     }
 
-    let games: Vec<GameRecord> = results.into_iter().flatten().collect();
-    let stopped_early = games.len() < cfg.games.div_ceil(2) * 2;
-    let mut summary = Summary::new(&wdl, &penta, cfg.sprt);
-    // The decision is the one taken when a bound was crossed; the games in flight then,
-    // finished afterwards, count in every other figure.
-    if decided.is_some() {
-        summary.sprt = decided;
+    /// Whether the SPRT has decided: no new pair starts.
+    fn stopped(&self) -> bool {
+        self.decided.is_some()
     }
-    Ok(MatchReport {
-        player: names[0].clone(),
-        opponent: names[1].clone(),
-        summary,
-        games,
-        stopped_early,
-        evaluations,
-        seconds: t0.elapsed().as_secs_f64(),
-    })
+
+    /// Counts a finished game; once its pair is complete, the pair, and `sprt` if any.
+    fn add(&mut self, record: GameRecord, sprt: Option<SprtConfig>) {
+        self.wdl.add(record.score);
+        let (idx, score) = (record.index, record.score);
+        self.results[idx] = Some(record);
+        if let Some(mate) = &self.results[idx ^ 1] {
+            self.penta.add_pair(score, mate.score);
+            if let Some(sc) = sprt {
+                let t = super::stats::sprt(sc, &self.wdl, &self.penta);
+                if t.decision != Decision::Continue && self.decided.is_none() {
+                    self.decided = Some(t);
+                }
+            }
+        }
+        self.finished += 1;
+    }
+
+    fn progress(&self, planned: usize, t0: Instant) -> MatchProgress {
+        MatchProgress {
+            finished: self.finished,
+            planned,
+            wdl: self.wdl,
+            seconds: t0.elapsed().as_secs_f64(),
+        }
+    }
+
+    fn report(
+        self,
+        cfg: &MatchConfig,
+        [player, opponent]: [String; 2],
+        evaluations: u64,
+        t0: Instant,
+    ) -> MatchReport {
+        let games: Vec<GameRecord> = self.results.into_iter().flatten().collect();
+        let stopped_early = games.len() < cfg.games.div_ceil(2) * 2;
+        let mut summary = Summary::new(&self.wdl, &self.penta, cfg.sprt);
+        // The decision is the one taken when a bound was crossed; the games in flight then,
+        // finished afterwards, count in every other figure.
+        if self.decided.is_some() {
+            summary.sprt = self.decided;
+        }
+        MatchReport {
+            player,
+            opponent,
+            summary,
+            games,
+            stopped_early,
+            evaluations,
+            seconds: t0.elapsed().as_secs_f64(),
+        }
+    }
 }
 
 /// `player`'s move in each of `games` (none may be over), asked as in a match: MCTS

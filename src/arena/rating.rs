@@ -408,48 +408,104 @@ pub fn rate(
             "the anchor's rating {anchor_elo} is not a number"
         )));
     }
-    // Each matchup's games grouped by opening: (games, first player's score) per group.
-    let mut groups: BTreeMap<Pair, BTreeMap<&str, Unit>> = BTreeMap::new();
-    let mut played = vec![(0u64, 0.0f64); n];
-    for g in games {
-        if g.a >= n || g.b >= n || g.a == g.b {
-            return Err(RatingError(format!(
-                "a game between players {} and {} (of {n})",
-                g.a, g.b
-            )));
-        }
-        if ![0.0, 0.5, 1.0].contains(&g.score) {
-            return Err(RatingError(format!("a game scored {}", g.score)));
-        }
-        let (a, b, s) = if g.a < g.b {
-            (g.a, g.b, g.score)
-        } else {
-            (g.b, g.a, 1.0 - g.score)
-        };
-        let u = groups
-            .entry((a, b))
-            .or_default()
-            .entry(&g.opening)
-            .or_default();
-        u.0 += 1.0;
-        u.1 += s;
-        played[g.a].0 += 1;
-        played[g.a].1 += g.score;
-        played[g.b].0 += 1;
-        played[g.b].1 += 1.0 - g.score;
-    }
+    let (pool, played) = Pool::new(n, games, anchor, anchor_elo)?;
     if played[anchor].0 == 0 {
         return Err(RatingError(format!(
             "the anchor `{}` has played no game in the pool",
             names[anchor]
         )));
     }
-    let units: Vec<(Pair, Vec<Unit>)> = groups
-        .iter()
-        .map(|(&k, u)| (k, u.values().copied().collect()))
-        .collect();
-    let edges_of = |pick: &mut dyn FnMut(&[Unit]) -> Unit| -> Vec<Edge> {
-        units
+    let edges = pool.edges(&mut |u| sum_units(u));
+    let links = Links::new(n, &edges, anchor);
+    let point = pool.fit(&edges, Clamp::HalfGame);
+    let pessimistic = links
+        .one_sided()
+        .then(|| pool.fit(&edges, Clamp::ClopperPearson));
+    let intervals = match interval {
+        IntervalMethod::Hessian => Intervals::hessian(n, &point, pessimistic.as_ref()),
+        IntervalMethod::Bootstrap { resamples, seed } => {
+            pool.bootstrap(resamples, seed, &links, &point)
+        }
+    };
+    let players = player_ratings(names, &played, &links, &point, &intervals, anchor_elo);
+    let matchups = pool.matchups(names);
+    let warnings = warnings(&matchups, &players, &names[anchor]);
+    Ok(RatingTable {
+        players,
+        matchups,
+        anchor: (names[anchor].clone(), anchor_elo),
+        interval,
+        warnings,
+    })
+}
+
+/// Each player's games and total score.
+type Played = (u64, f64);
+
+/// The games of a pool as the fits see them: each matchup's games grouped by opening.
+struct Pool {
+    /// Players.
+    n: usize,
+    anchor: usize,
+    anchor_elo: f64,
+    /// Each matchup's groups: (games, first player's score) per opening.
+    units: Vec<(Pair, Vec<Unit>)>,
+}
+
+impl Pool {
+    /// Groups `games` (checked) by matchup and opening; also returns what each player
+    /// played and scored.
+    fn new(
+        n: usize,
+        games: &[RatedGame],
+        anchor: usize,
+        anchor_elo: f64,
+    ) -> Result<(Pool, Vec<Played>), RatingError> {
+        let mut groups: BTreeMap<Pair, BTreeMap<&str, Unit>> = BTreeMap::new();
+        let mut played = vec![(0u64, 0.0f64); n];
+        for g in games {
+            if g.a >= n || g.b >= n || g.a == g.b {
+                return Err(RatingError(format!(
+                    "a game between players {} and {} (of {n})",
+                    g.a, g.b
+                )));
+            }
+            if ![0.0, 0.5, 1.0].contains(&g.score) {
+                return Err(RatingError(format!("a game scored {}", g.score)));
+            }
+            let (a, b, s) = if g.a < g.b {
+                (g.a, g.b, g.score)
+            } else {
+                (g.b, g.a, 1.0 - g.score)
+            };
+            let u = groups
+                .entry((a, b))
+                .or_default()
+                .entry(&g.opening)
+                .or_default();
+            u.0 += 1.0;
+            u.1 += s;
+            played[g.a].0 += 1;
+            played[g.a].1 += g.score;
+            played[g.b].0 += 1;
+            played[g.b].1 += 1.0 - g.score;
+        }
+        let units = groups
+            .iter()
+            .map(|(&k, u)| (k, u.values().copied().collect()))
+            .collect();
+        let pool = Pool {
+            n,
+            anchor,
+            anchor_elo,
+            units,
+        };
+        Ok((pool, played))
+    }
+
+    /// One edge per matchup, its games and score those `pick` takes from its groups.
+    fn edges(&self, pick: &mut dyn FnMut(&[Unit]) -> Unit) -> Vec<Edge> {
+        self.units
             .iter()
             .map(|&((a, b), ref u)| {
                 let (n, s) = pick(u);
@@ -462,107 +518,168 @@ pub fn rate(
                 }
             })
             .collect()
-    };
-    let sum = |u: &[(f64, f64)]| u.iter().fold((0.0, 0.0), |t, x| (t.0 + x.0, t.1 + x.1));
-    let edges = edges_of(&mut |u| sum(u));
-    let conn = connected(n, &edges, anchor);
-    let r = reach(n, &edges);
-    let bound = |i: usize| {
+    }
+
+    /// The maximum-likelihood fit of `edges`, perfect matchups moved by `clamp`.
+    fn fit(&self, edges: &[Edge], clamp: Clamp) -> Fit {
+        fit(
+            self.n,
+            &clamp_edges(self.n, edges, clamp),
+            self.anchor,
+            self.anchor_elo,
+        )
+    }
+
+    /// Bootstrap intervals: each rating's percentiles over `resamples` refits of the
+    /// groups drawn with replacement (and of the pessimistic fit where some interval is
+    /// one-sided); a player whose interval has no width gets the Hessian's of `point`.
+    fn bootstrap(&self, resamples: usize, seed: u64, links: &Links, point: &Fit) -> Intervals {
+        let (n, one_sided) = (self.n, links.one_sided());
+        let mut rng = Rng::new(seed);
+        let mut samples = vec![Vec::with_capacity(resamples); n];
+        let mut samples_p = vec![Vec::with_capacity(resamples); n];
+        for _ in 0..resamples.max(1) {
+            let drawn = self.edges(&mut |u| {
+                (0..u.len()).fold((0.0, 0.0), |t, _| {
+                    let x = u[rng.below(u.len() as u32) as usize];
+                    (t.0 + x.0, t.1 + x.1)
+                })
+            });
+            let f = self.fit(&drawn, Clamp::HalfGame);
+            for i in 0..n {
+                samples[i].push(f.elo[i]);
+            }
+            if one_sided {
+                let f = self.fit(&drawn, Clamp::ClopperPearson);
+                for i in 0..n {
+                    samples_p[i].push(f.elo[i]);
+                }
+            }
+        }
+        let mut ends: Vec<Ends> = samples.iter_mut().map(|s| percentile_ends(s)).collect();
+        for (i, x) in ends.iter_mut().enumerate() {
+            if i != self.anchor && links.conn[i] && x.1 - x.0 < 1e-6 {
+                *x = hessian_ends(point, i);
+            }
+        }
+        Intervals {
+            ends,
+            pessimistic: samples_p.iter_mut().map(|s| percentile_ends(s)).collect(),
+        }
+    }
+
+    /// Every matchup's totals.
+    fn matchups(&self, names: &[String]) -> Vec<Matchup> {
+        self.units
+            .iter()
+            .map(|&((a, b), ref u)| {
+                let (games, score) = sum_units(u);
+                Matchup {
+                    a: names[a].clone(),
+                    b: names[b].clone(),
+                    games: games as u64,
+                    score,
+                    openings: u.len() as u64,
+                }
+            })
+            .collect()
+    }
+}
+
+/// The total games and score of `u`.
+fn sum_units(u: &[Unit]) -> Unit {
+    u.iter().fold((0.0, 0.0), |t, x| (t.0 + x.0, t.1 + x.1))
+}
+
+/// How each player is linked to the anchor by the results (over all the games).
+struct Links {
+    anchor: usize,
+    /// Linked by games at all.
+    conn: Vec<bool>,
+    /// `reach[i][j]`: a chain of "scored something against" leads from i to j.
+    reach: Vec<Vec<bool>>,
+}
+
+impl Links {
+    fn new(n: usize, edges: &[Edge], anchor: usize) -> Links {
+        Links {
+            anchor,
+            conn: connected(n, edges, anchor),
+            reach: reach(n, edges),
+        }
+    }
+
+    /// Which ends of player `i`'s rating the games bound.
+    fn bound(&self, i: usize) -> Bound {
+        let anchor = self.anchor;
         if i == anchor {
             Bound::Anchor
-        } else if !conn[i] {
+        } else if !self.conn[i] {
             Bound::NotConnected
         } else {
-            match (r[i][anchor], r[anchor][i]) {
+            match (self.reach[i][anchor], self.reach[anchor][i]) {
                 (true, true) => Bound::TwoSided,
                 (true, false) => Bound::LowerOnly,
                 (false, true) => Bound::UpperOnly,
                 (false, false) => Bound::Unbounded,
             }
         }
-    };
-    let one_sided = (0..n).any(|i| matches!(bound(i), Bound::LowerOnly | Bound::UpperOnly));
-    let point = fit(
-        n,
-        &clamp_edges(n, &edges, Clamp::HalfGame),
-        anchor,
-        anchor_elo,
-    );
-    let pessimistic = one_sided.then(|| {
-        fit(
-            n,
-            &clamp_edges(n, &edges, Clamp::ClopperPearson),
-            anchor,
-            anchor_elo,
-        )
-    });
-    let hessian = |f: &Fit, i: usize| {
-        let h = Z95 * f.var[i].sqrt();
-        (f.elo[i] - h, f.elo[i] + h)
-    };
-    // [low, high] of the estimate and of the pessimistic fit, for each player.
-    let (ends, ends_pessimistic): (Vec<Ends>, Vec<Ends>) = match interval {
-        IntervalMethod::Hessian => (
-            (0..n).map(|i| hessian(&point, i)).collect(),
-            (0..n)
-                .map(|i| {
-                    pessimistic
-                        .as_ref()
-                        .map_or((f64::NAN, f64::NAN), |f| hessian(f, i))
-                })
+    }
+
+    /// Whether some player's interval is one-sided (a pessimistic fit is then needed).
+    fn one_sided(&self) -> bool {
+        (0..self.conn.len()).any(|i| matches!(self.bound(i), Bound::LowerOnly | Bound::UpperOnly))
+    }
+}
+
+/// [low, high] of each player's rating: of the estimate, and of the pessimistic fit
+/// (the finite end of a one-sided interval).
+struct Intervals {
+    ends: Vec<Ends>,
+    pessimistic: Vec<Ends>,
+}
+
+impl Intervals {
+    /// `r ± 1.96·σ` of `point` and of `pessimistic` (NaN without it).
+    fn hessian(n: usize, point: &Fit, pessimistic: Option<&Fit>) -> Intervals {
+        Intervals {
+            ends: (0..n).map(|i| hessian_ends(point, i)).collect(),
+            pessimistic: (0..n)
+                .map(|i| pessimistic.map_or((f64::NAN, f64::NAN), |f| hessian_ends(f, i)))
                 .collect(),
-        ),
-        IntervalMethod::Bootstrap { resamples, seed } => {
-            let mut rng = Rng::new(seed);
-            let mut samples = vec![Vec::with_capacity(resamples); n];
-            let mut samples_p = vec![Vec::with_capacity(resamples); n];
-            for _ in 0..resamples.max(1) {
-                let drawn = edges_of(&mut |u| {
-                    (0..u.len()).fold((0.0, 0.0), |t, _| {
-                        let x = u[rng.below(u.len() as u32) as usize];
-                        (t.0 + x.0, t.1 + x.1)
-                    })
-                });
-                let f = fit(
-                    n,
-                    &clamp_edges(n, &drawn, Clamp::HalfGame),
-                    anchor,
-                    anchor_elo,
-                );
-                for i in 0..n {
-                    samples[i].push(f.elo[i]);
-                }
-                if one_sided {
-                    let f = fit(
-                        n,
-                        &clamp_edges(n, &drawn, Clamp::ClopperPearson),
-                        anchor,
-                        anchor_elo,
-                    );
-                    for i in 0..n {
-                        samples_p[i].push(f.elo[i]);
-                    }
-                }
-            }
-            let ends = |s: &mut Vec<f64>| {
-                if s.is_empty() || s.iter().any(|x| x.is_nan()) {
-                    return (f64::NAN, f64::NAN);
-                }
-                s.sort_by(f64::total_cmp);
-                (percentile(s, 0.025), percentile(s, 0.975))
-            };
-            let mut e: Vec<Ends> = samples.iter_mut().map(ends).collect();
-            for (i, x) in e.iter_mut().enumerate() {
-                if i != anchor && conn[i] && x.1 - x.0 < 1e-6 {
-                    *x = hessian(&point, i);
-                }
-            }
-            (e, samples_p.iter_mut().map(ends).collect())
         }
-    };
-    let mut players: Vec<PlayerRating> = (0..n)
+    }
+}
+
+/// `r ± 1.96·σ` of player `i` in `f`.
+fn hessian_ends(f: &Fit, i: usize) -> Ends {
+    let h = Z95 * f.var[i].sqrt();
+    (f.elo[i] - h, f.elo[i] + h)
+}
+
+/// The 2.5% and 97.5% percentiles of bootstrap samples `s` (sorted here); NaN if there
+/// are none or any is NaN.
+fn percentile_ends(s: &mut [f64]) -> Ends {
+    if s.is_empty() || s.iter().any(|x| x.is_nan()) {
+        return (f64::NAN, f64::NAN);
+    }
+    s.sort_by(f64::total_cmp);
+    (percentile(s, 0.025), percentile(s, 0.975))
+}
+
+/// Every player that played, best first (the unconnected last).
+fn player_ratings(
+    names: &[String],
+    played: &[Played],
+    links: &Links,
+    point: &Fit,
+    intervals: &Intervals,
+    anchor_elo: f64,
+) -> Vec<PlayerRating> {
+    let (ends, ends_pessimistic) = (&intervals.ends, &intervals.pessimistic);
+    let mut players: Vec<PlayerRating> = (0..names.len())
         .map(|i| {
-            let b = bound(i);
+            let b = links.bound(i);
             let (low, high) = match b {
                 Bound::Anchor => (Some(anchor_elo), Some(anchor_elo)),
                 Bound::TwoSided => (Some(ends[i].0), Some(ends[i].1)),
@@ -572,7 +689,7 @@ pub fn rate(
             };
             PlayerRating {
                 player: names[i].clone(),
-                elo: conn[i].then_some(point.elo[i]),
+                elo: links.conn[i].then_some(point.elo[i]),
                 elo_low: low,
                 elo_high: high,
                 games: played[i].0,
@@ -591,21 +708,13 @@ pub fn rate(
             .unwrap_or(f64::NEG_INFINITY)
             .total_cmp(&x.elo.unwrap_or(f64::NEG_INFINITY))
     });
+    players
+}
+
+/// What the reader should know: matchups with repeated openings, unconnected players.
+fn warnings(matchups: &[Matchup], players: &[PlayerRating], anchor: &str) -> Vec<String> {
     let mut warnings = Vec::new();
-    let matchups: Vec<Matchup> = units
-        .iter()
-        .map(|&((a, b), ref u)| {
-            let (games, score) = sum(u);
-            Matchup {
-                a: names[a].clone(),
-                b: names[b].clone(),
-                games: games as u64,
-                score,
-                openings: u.len() as u64,
-            }
-        })
-        .collect();
-    for m in &matchups {
+    for m in matchups {
         if m.games > 2 * m.openings {
             warnings.push(format!(
                 "{} vs {}: {} games from {} distinct openings; between deterministic players a \
@@ -615,21 +724,15 @@ pub fn rate(
             ));
         }
     }
-    for p in &players {
+    for p in players {
         if p.bound == Bound::NotConnected {
             warnings.push(format!(
-                "{}: no chain of games links it to the anchor {}; it has no rating",
-                p.player, names[anchor]
+                "{}: no chain of games links it to the anchor {anchor}; it has no rating",
+                p.player
             ));
         }
     }
-    Ok(RatingTable {
-        players,
-        matchups,
-        anchor: (names[anchor].clone(), anchor_elo),
-        interval,
-        warnings,
-    })
+    warnings
 }
 
 impl RatingTable {

@@ -11,6 +11,8 @@ use crate::arena::{
 };
 use crate::game::RuleSet;
 
+use super::match_args::MatchArgs;
+
 /// Arguments of `oware eval`.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "SPEC: alphabeta:depth=N | alphabeta:movetime=MS | \
@@ -62,18 +64,15 @@ pub struct Args {
     /// Seed of the openings and of every random choice.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Rule set: abapa, awari, grand-slam-captures, ouril, traditional.
-    #[arg(long, default_value = "abapa")]
-    rules: String,
+    // --rules and --threads.
+    #[command(flatten)]
+    match_args: MatchArgs,
     /// Stop early when an SPRT of elo0 against elo1 decides (α = β = 0.05), e.g. `0,35`.
     #[arg(long, value_name = "ELO0,ELO1")]
     sprt: Option<String>,
     /// Games in flight at once (0 = all, up to 512; 64 with --sprt).
     #[arg(long, default_value_t = 0)]
     concurrency: usize,
-    /// Threads for alpha-beta players' moves (0 = one per core); results do not depend on it.
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -248,12 +247,7 @@ fn run_accuracy(a: Args, rules: RuleSet, mut player: Player) -> Result<()> {
         crate::tablebase::file::write_atomic(p, accuracy::suite_text(&suite).as_bytes())
             .with_context(|| "--save-suite".to_string())?;
     }
-    let cfg = MatchConfig {
-        rules,
-        seed: a.seed,
-        threads: a.threads,
-        ..MatchConfig::default()
-    };
+    let cfg = a.match_args.config(rules, a.seed);
     let r = accuracy::measure(&cfg, &mut player, &tb, &suite)?;
     if a.json {
         let mut v = serde_json::to_value(&r)?;
@@ -300,7 +294,7 @@ fn forfeit_count(summary: &str, forfeits: &[(usize, crate::game::Side, String)])
 }
 
 pub fn run(a: Args) -> Result<()> {
-    let rules = super::parse_rules(&a.rules)?;
+    let rules = a.match_args.rules()?;
     let player_spec = player_spec(a.player.as_deref(), a.model.as_deref(), a.sims)?;
     let player = build_player("--player", &player_spec, rules, a.seed)?;
     if a.accuracy {
@@ -329,14 +323,11 @@ pub fn run(a: Args) -> Result<()> {
         None => None,
     };
     let cfg = MatchConfig {
-        rules,
         games: a.games,
         openings,
-        seed: a.seed,
         sprt,
         concurrency: a.concurrency,
-        threads: a.threads,
-        ..MatchConfig::default()
+        ..a.match_args.config(rules, a.seed)
     };
     // Fail on an unwritable --out before playing, not after.
     let mut out_file = match &a.out {

@@ -6,11 +6,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use crate::arena::pool;
+use crate::arena::pool::{self, PoolGame};
 use crate::arena::rating::IntervalMethod;
 use crate::arena::{
     AlphaBetaLimit, LadderConfig, MatchConfig, Openings, Player, PlayerSpec, run_ladder,
 };
+
+use super::match_args::MatchArgs;
 
 /// Arguments of `oware ladder`.
 #[derive(clap::Args, Debug)]
@@ -43,12 +45,9 @@ pub struct Args {
     /// Seed of the openings (keep it fixed to keep the scale fixed).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Rule set: abapa, awari, grand-slam-captures, ouril, traditional.
-    #[arg(long, default_value = "abapa")]
-    rules: String,
-    /// Threads for alpha-beta players' moves (0 = one per core); results do not depend on it.
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
+    // --rules and --threads.
+    #[command(flatten)]
+    match_args: MatchArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -64,7 +63,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<()> {
-    let rules = super::parse_rules(&a.rules)?;
+    let rules = a.match_args.rules()?;
     let spec = super::eval::player_spec(a.player.as_deref(), a.model.as_deref(), a.sims)?;
     let mut player = super::eval::build_player("--model", &spec, rules, a.seed)?;
     if let Some(pool) = &a.pool {
@@ -72,14 +71,11 @@ pub fn run(a: Args) -> Result<()> {
     }
     let cfg = LadderConfig {
         matches: MatchConfig {
-            rules,
             games: a.games,
             openings: Openings::Random {
                 plies: a.openings_plies,
             },
-            seed: a.seed,
-            threads: a.threads,
-            ..MatchConfig::default()
+            ..a.match_args.config(rules, a.seed)
         },
         max_depth: a.max_depth,
     };
@@ -155,66 +151,7 @@ fn pool_view(
     }
     let mut games = pool::read_pool(path)?;
     let me = player.name();
-    let base = MatchConfig {
-        rules,
-        seed: a.seed,
-        threads: a.threads,
-        ..MatchConfig::default()
-    };
-    let depth = |d: u32| PlayerSpec::AlphaBeta(AlphaBetaLimit::Depth(d)).to_string();
-    let mut crossover = None;
-    for d in 1..=a.max_depth {
-        let mut ab = Player::AlphaBeta(AlphaBetaLimit::Depth(d));
-        if d > 1 {
-            let mut below = Player::AlphaBeta(AlphaBetaLimit::Depth(d - 1));
-            pool::top_up(
-                path,
-                &mut games,
-                (&depth(d), &mut ab),
-                (&depth(d - 1), &mut below),
-                a.games,
-                a.openings_plies,
-                &base,
-                &format!("ladder-step-{d}"),
-                &mut |_| {},
-            )?;
-        }
-        let r = pool::top_up(
-            path,
-            &mut games,
-            (&me, &mut *player),
-            (&depth(d), &mut ab),
-            a.games,
-            a.openings_plies,
-            &base,
-            &format!("ladder-{d}"),
-            &mut |_| {},
-        )?;
-        // The player's score against this depth over every game of the pool.
-        let (mut n, mut s) = (0.0, 0.0);
-        for g in games.iter().filter(|g| g.between(&me, &depth(d))) {
-            n += 1.0;
-            s += if g.south == me {
-                g.south_score
-            } else {
-                1.0 - g.south_score
-            };
-        }
-        if !a.quiet {
-            let played = r.map_or("already in the pool".into(), |r| {
-                format!("{:.1}s", r.seconds)
-            });
-            eprintln!(
-                "{me} vs {}: score {:.3} over {n} games ({played})",
-                depth(d),
-                s / n
-            );
-        }
-        if s / n < 0.5 {
-            crossover = Some(d);
-            break;
-        }
-    }
+    let crossover = climb(a, rules, player, path, &mut games)?;
     let table = pool::rate_pool(&games, &depth(1), 0.0, IntervalMethod::default())?;
     for w in &table.warnings {
         if !a.quiet {
@@ -244,4 +181,79 @@ fn pool_view(
         None => format!("no crossover up to depth {}\n", a.max_depth),
     };
     super::out(&t)
+}
+
+/// The name of alpha-beta at depth `d` in the pool.
+fn depth(d: u32) -> String {
+    PlayerSpec::AlphaBeta(AlphaBetaLimit::Depth(d)).to_string()
+}
+
+/// The climb of `--pool`: at each depth d, the step d against d−1 and the player against
+/// d are topped up to `--games` in the pool (and `games`); the first depth the player
+/// scores below 50% against over the pool's games, if any, is the crossover.
+fn climb(
+    a: &Args,
+    rules: crate::game::RuleSet,
+    player: &mut Player,
+    path: &Path,
+    games: &mut Vec<PoolGame>,
+) -> Result<Option<u32>> {
+    let me = player.name();
+    let base = a.match_args.config(rules, a.seed);
+    let top_up =
+        |games: &mut Vec<PoolGame>, x: (&str, &mut Player), y: (&str, &mut Player), id: &str| {
+            pool::top_up(
+                path,
+                games,
+                x,
+                y,
+                a.games,
+                a.openings_plies,
+                &base,
+                id,
+                &mut |_| {},
+            )
+        };
+    for d in 1..=a.max_depth {
+        let name = depth(d);
+        let mut ab = Player::AlphaBeta(AlphaBetaLimit::Depth(d));
+        if d > 1 {
+            let mut below = Player::AlphaBeta(AlphaBetaLimit::Depth(d - 1));
+            top_up(
+                games,
+                (&name, &mut ab),
+                (&depth(d - 1), &mut below),
+                &format!("ladder-step-{d}"),
+            )?;
+        }
+        let r = top_up(
+            games,
+            (&me, &mut *player),
+            (&name, &mut ab),
+            &format!("ladder-{d}"),
+        )?;
+        // The player's score against this depth over every game of the pool.
+        let (mut n, mut s) = (0.0, 0.0);
+        for g in games.iter().filter(|g| g.between(&me, &name)) {
+            n += 1.0;
+            s += if g.south == me {
+                g.south_score
+            } else {
+                1.0 - g.south_score
+            };
+        }
+        if !a.quiet {
+            let played = r.map_or("already in the pool".into(), |r| {
+                format!("{:.1}s", r.seconds)
+            });
+            eprintln!(
+                "{me} vs {name}: score {:.3} over {n} games ({played})",
+                s / n
+            );
+        }
+        if s / n < 0.5 {
+            return Ok(Some(d));
+        }
+    }
+    Ok(None)
 }

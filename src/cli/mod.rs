@@ -15,6 +15,7 @@ mod eval;
 mod export;
 mod infer;
 mod ladder;
+mod match_args;
 mod perft;
 mod play;
 mod plot;

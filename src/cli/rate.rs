@@ -8,9 +8,11 @@ use anyhow::{Context, Result, bail};
 
 use crate::arena::pool::{self, PoolGame};
 use crate::arena::rating::IntervalMethod;
-use crate::arena::{MatchConfig, Player, PlayerSpec};
+use crate::arena::{Player, PlayerSpec};
 use crate::game::RuleSet;
 use crate::net::checkpoint::fnv1a64;
+
+use super::match_args::MatchArgs;
 
 /// Which games `--add` plays.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,12 +79,9 @@ pub struct Args {
     /// Seed of the new games' openings (mixed with the two players' names).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Rule set: abapa, awari, grand-slam-captures, ouril, traditional.
-    #[arg(long, default_value = "abapa")]
-    rules: String,
-    /// Threads for alpha-beta players' moves (0 = one per core); results do not depend on it.
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
+    // --rules and --threads.
+    #[command(flatten)]
+    match_args: MatchArgs,
     /// Print the table as JSON: a list of {player, elo, elo_low, elo_high, games, score,
     /// bound}, an unbounded end `null`.
     #[arg(long)]
@@ -152,7 +151,7 @@ fn plan(
 }
 
 pub fn run(a: Args) -> Result<()> {
-    let rules: RuleSet = super::parse_rules(&a.rules)?;
+    let rules: RuleSet = a.match_args.rules()?;
     let (anchor, anchor_elo) = parse_anchor(&a.anchor)?;
     let interval = match a.interval {
         Interval::Hessian => IntervalMethod::Hessian,
@@ -260,12 +259,9 @@ fn play(a: &Args, rules: RuleSet, games: &mut Vec<PoolGame>) -> Result<()> {
         let mut py = players.remove(y).expect("built above");
         // The openings depend on the two names (in either order) and --seed only.
         let (lo, hi) = if x < y { (x, y) } else { (y, x) };
-        let base = MatchConfig {
-            rules,
-            seed: a.seed ^ fnv1a64(format!("{lo}\n{hi}").as_bytes()),
-            threads: a.threads,
-            ..MatchConfig::default()
-        };
+        let base = a
+            .match_args
+            .config(rules, a.seed ^ fnv1a64(format!("{lo}\n{hi}").as_bytes()));
         let mut progress = super::eval::progress_line(a.quiet);
         let report = pool::top_up(
             &a.pool,

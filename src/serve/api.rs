@@ -178,6 +178,66 @@ struct AnalyzeRequest {
     sims: Option<u64>,
 }
 
+/// A request that names a game: the position fields every request may carry.
+trait GameRequest: DeserializeOwned {
+    /// `fen`, `moves` and `rules`, as given.
+    fn fields(&self) -> [Option<&str>; 3];
+
+    /// The most moves accepted.
+    fn max_plies(l: &ServeLimits) -> usize {
+        l.max_plies
+    }
+
+    /// What must hold of the request before its game is built.
+    fn check(&self) -> Result<(), ApiError> {
+        Ok(())
+    }
+}
+
+impl GameRequest for PositionRequest {
+    fn fields(&self) -> [Option<&str>; 3] {
+        [&self.fen, &self.moves, &self.rules].map(Option::as_deref)
+    }
+}
+
+impl GameRequest for BestMoveRequest {
+    fn fields(&self) -> [Option<&str>; 3] {
+        [&self.fen, &self.moves, &self.rules].map(Option::as_deref)
+    }
+}
+
+impl GameRequest for AnalyzeRequest {
+    fn fields(&self) -> [Option<&str>; 3] {
+        [&self.fen, &self.moves, &self.rules].map(Option::as_deref)
+    }
+
+    fn max_plies(l: &ServeLimits) -> usize {
+        l.max_analyze_plies
+    }
+
+    fn check(&self) -> Result<(), ApiError> {
+        if self.moves.is_none() {
+            return Err(ApiError::bad(
+                "moves: missing (the moves of the game to review)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Every handler's prelude: the request body as `T`, checked, and the game it names
+/// (the server's rules when it names none), within the server's limit on moves.
+fn read_request<T: GameRequest>(
+    s: &AppState,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(T, Built), ApiError> {
+    let r: T = parse_body(body)?;
+    r.check()?;
+    let [fen, moves, rules] = r.fields();
+    let b = build_game(fen, moves, rules, s.rules, T::max_plies(&s.limits))?;
+    Ok((r, b))
+}
+
 /// A game built from a request, with what each move did.
 struct Built {
     game: Game,
@@ -341,14 +401,7 @@ pub async fn position(
     State(s): State<Arc<AppState>>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
-    let r: PositionRequest = parse_body(body)?;
-    let b = build_game(
-        r.fen.as_deref(),
-        r.moves.as_deref(),
-        r.rules.as_deref(),
-        s.rules,
-        s.limits.max_plies,
-    )?;
+    let (_, b) = read_request::<PositionRequest>(&s, body)?;
     ok(position_json(&b))
 }
 
@@ -427,14 +480,7 @@ pub async fn bestmove(
     State(s): State<Arc<AppState>>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
-    let r: BestMoveRequest = parse_body(body)?;
-    let b = build_game(
-        r.fen.as_deref(),
-        r.moves.as_deref(),
-        r.rules.as_deref(),
-        s.rules,
-        s.limits.max_plies,
-    )?;
+    let (r, b) = read_request::<BestMoveRequest>(&s, body)?;
     if let Some(o) = b.game.outcome() {
         return Err(ApiError::bad(format!(
             "the game is over ({}): there is no move to search",
@@ -466,20 +512,8 @@ pub async fn analyze(
     State(s): State<Arc<AppState>>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
-    let r: AnalyzeRequest = parse_body(body)?;
+    let (r, b) = read_request::<AnalyzeRequest>(&s, body)?;
     let l = &s.limits;
-    if r.moves.is_none() {
-        return Err(ApiError::bad(
-            "moves: missing (the moves of the game to review)",
-        ));
-    }
-    let b = build_game(
-        r.fen.as_deref(),
-        r.moves.as_deref(),
-        r.rules.as_deref(),
-        s.rules,
-        l.max_analyze_plies,
-    )?;
     let sims = match r.sims {
         None => l.analyze_sims,
         Some(n) if (1..=l.max_analyze_sims as u64).contains(&n) => n as u32,
