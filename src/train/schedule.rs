@@ -63,7 +63,7 @@ pub(super) fn evaluation_due(config: &Config, it: u32, now: f64, eval_seconds: f
     let last = (t.iterations > 0 && it >= t.iterations)
         || (t.time_limit_minutes > 0.0 && now >= t.time_limit_minutes * 60.0);
     let within_share = eval_seconds <= config.eval.max_share * now;
-    config.eval.every > 0 && ((it % config.eval.every == 0 && within_share) || last)
+    config.eval.every > 0 && ((it.is_multiple_of(config.eval.every) && within_share) || last)
 }
 
 #[cfg(test)]
