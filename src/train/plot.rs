@@ -308,8 +308,14 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path, name: &str) -> Result<()
         let m = |r: &MetricsRow| r.wall_seconds / 60.0;
         // Every panel spans the same minutes, so a moment lines up across them.
         let x = (0.0, rows.iter().map(m).fold(0.0, f64::max).max(1e-3));
-        let line =
-            |f: &dyn Fn(&MetricsRow) -> f64| rows.iter().map(|r| (m(r), f(r))).collect::<Vec<_>>();
+        // An iteration without a training step has no losses (NaN): no point is drawn
+        // for it (plotters would loop for ever on a NaN range).
+        let line = |f: &dyn Fn(&MetricsRow) -> f64| {
+            rows.iter()
+                .map(|r| (m(r), f(r)))
+                .filter(|p| p.1.is_finite())
+                .collect::<Vec<_>>()
+        };
         panel(
             &areas[0],
             "training losses",
@@ -494,6 +500,29 @@ mod tests {
         assert_eq!(image_height(&p), plain / 5 * 7);
         // Also with no evaluation at all, and with a single row.
         learning_curves(&rows[..1], &p, "test").unwrap();
+        assert_eq!(&std::fs::read(&p).unwrap()[1..4], b"PNG");
+    }
+
+    #[test]
+    fn iterations_without_a_training_step_are_drawn_without_losses() {
+        // The first iterations of a run with train.min_window_samples take no step, so
+        // their losses are NaN; drawing them once looped for ever inside plotters.
+        let mut rows: Vec<MetricsRow> = (1..=4).map(|i| row(i, None, [0.0; 3], 0.0)).collect();
+        for r in &mut rows[..2] {
+            r.policy_loss = f64::NAN;
+            r.value_loss = f64::NAN;
+            r.store_diff_loss = f64::NAN;
+            r.value_accuracy = f64::NAN;
+        }
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("curves.png");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (rows2, p2) = (rows.clone(), p.clone());
+        std::thread::spawn(move || tx.send(learning_curves(&rows2[..1], &p2, "nan")));
+        // A liveness bound, not a timing measurement: the drawing takes well under a second.
+        let first = rx.recv_timeout(std::time::Duration::from_secs(120));
+        assert!(matches!(first, Ok(Ok(()))), "{first:?}");
+        learning_curves(&rows, &p, "nan").unwrap();
         assert_eq!(&std::fs::read(&p).unwrap()[1..4], b"PNG");
     }
 
