@@ -99,6 +99,14 @@ pub struct TrainConfig {
     pub samples_per_new_sample: f64,
     /// At most this many SGD steps per iteration.
     pub max_steps_per_iteration: u32,
+    /// No gradient step until the replay window holds this many samples (KataGo's
+    /// minimum rows): the first iterations only play and fill the window, so its first
+    /// samples are not drawn over and over. 0: train from the first iteration.
+    pub min_window_samples: u64,
+    /// At most this many passes over the window per iteration: the steps are capped at
+    /// `window size × max_window_passes ÷ batch_size`, so a small window (early in a run,
+    /// or a continuation that starts empty) is not drawn many times over. 0: no cap.
+    pub max_window_passes: f64,
     /// Replay window, in samples: `min(max, max(min, min·(total/min)^exponent))`.
     pub window: WindowRule,
     /// Weight of the search value q in the W/D/L target; the game result z gets the
@@ -143,6 +151,8 @@ impl Default for TrainConfig {
             momentum: 0.9,
             samples_per_new_sample: 4.0,
             max_steps_per_iteration: 400,
+            min_window_samples: 0,
+            max_window_passes: 0.0,
             window: WindowRule::default(),
             value_target_mix: 0.2,
             loss_weights: LossWeights::default(),
@@ -261,6 +271,12 @@ impl Config {
             bail!(
                 "train.window.exponent = {} must be in (0, 1]",
                 t.window.exponent
+            );
+        }
+        if !(t.max_window_passes.is_finite() && t.max_window_passes >= 0.0) {
+            bail!(
+                "train.max_window_passes = {} must be ≥ 0 (0 = no cap)",
+                t.max_window_passes
             );
         }
         if !(0.0..=1.0).contains(&t.value_target_mix) {

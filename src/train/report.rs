@@ -88,17 +88,25 @@ pub(super) fn log_lines(
             count_text(row.positions as f64)
         );
     }
-    let second = format!(
-        "  {} steps, lr {:.1e} | loss p {:.3} v {:.3} s {:.4} | acc {:.2} | window {} (rule {})",
-        row.train_steps,
-        row.learning_rate,
-        row.policy_loss,
-        row.value_loss,
-        row.store_diff_loss,
-        row.value_accuracy,
+    let window = format!(
+        "window {} (rule {})",
         count_text(row.window as f64),
         count_text(window_size as f64)
     );
+    let second = if row.train_steps == 0 {
+        // No step (the window is below train.min_window_samples): no losses to show.
+        format!("  no training step | {window}")
+    } else {
+        format!(
+            "  {} steps, lr {:.1e} | loss p {:.3} v {:.3} s {:.4} | acc {:.2} | {window}",
+            row.train_steps,
+            row.learning_rate,
+            row.policy_loss,
+            row.value_loss,
+            row.store_diff_loss,
+            row.value_accuracy,
+        )
+    };
     let mut lines = vec![first, second];
     if let Some(s) = eval {
         // A long opponent (a model's path) keeps its end, which names it best.
@@ -253,5 +261,8 @@ mod tests {
         };
         let l = &log_lines(&row, &t, 50_000, None)[0];
         assert!(l.starts_with("iter 3 | 1m30s, 10m30s left |"), "{l}");
+        // An iteration without a step says so instead of NaN losses.
+        let l = &log_lines(&row, &t, 50_000, None)[1];
+        assert!(l.starts_with("  no training step | window 0 (rule 50.0k)"), "{l}");
     }
 }

@@ -355,7 +355,7 @@ impl Session {
     fn learn(&mut self, it: u32, wall: f64, new_samples: u64) -> Result<Learned> {
         let t0 = Instant::now();
         let t = &self.config.train;
-        let steps = schedule::gradient_steps(t, new_samples);
+        let steps = schedule::gradient_steps(t, new_samples, self.window.len());
         let lr = schedule::learning_rate(&self.config, it, wall);
         self.learner.set_learning_rate(lr);
         let mut rng = Rng::new(iteration_seed(self.config.seed, it, 2));

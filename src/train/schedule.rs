@@ -36,12 +36,23 @@ pub(super) fn learning_rate(config: &Config, it: u32, wall: f64) -> f64 {
     }
 }
 
-/// Gradient steps for an iteration that brought `new_samples` into the window: each new
-/// sample drawn `samples_per_new_sample` times on average, at most
-/// `max_steps_per_iteration`.
-pub(super) fn gradient_steps(t: &TrainConfig, new_samples: u64) -> u32 {
-    ((new_samples as f64 * t.samples_per_new_sample / t.batch_size as f64).ceil() as u32)
-        .min(t.max_steps_per_iteration)
+/// Gradient steps for an iteration that brought `new_samples` into a window now holding
+/// `window` samples: each new sample drawn `samples_per_new_sample` times on average, at
+/// most `max_steps_per_iteration`; none while the window holds fewer than
+/// `min_window_samples`; and at most `max_window_passes` passes over the window.
+pub(super) fn gradient_steps(t: &TrainConfig, new_samples: u64, window: usize) -> u32 {
+    if (window as u64) < t.min_window_samples {
+        return 0;
+    }
+    let steps = ((new_samples as f64 * t.samples_per_new_sample / t.batch_size as f64).ceil()
+        as u32)
+        .min(t.max_steps_per_iteration);
+    if t.max_window_passes > 0.0 {
+        let cap = (window as f64 * t.max_window_passes / t.batch_size as f64).ceil() as u32;
+        steps.min(cap)
+    } else {
+        steps
+    }
 }
 
 /// Whether iteration `it`, ending at `now` seconds into the run, is evaluated: every
@@ -53,4 +64,39 @@ pub(super) fn evaluation_due(config: &Config, it: u32, now: f64, eval_seconds: f
         || (t.time_limit_minutes > 0.0 && now >= t.time_limit_minutes * 60.0);
     let within_share = eval_seconds <= config.eval.max_share * now;
     config.eval.every > 0 && ((it.is_multiple_of(config.eval.every) && within_share) || last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_steps_follow_the_new_samples_within_the_window_s_limits() {
+        let t = TrainConfig {
+            batch_size: 100,
+            samples_per_new_sample: 4.0,
+            max_steps_per_iteration: 50,
+            ..TrainConfig::default()
+        };
+        // 1 000 new samples drawn 4 times each: 40 steps of 100.
+        assert_eq!(gradient_steps(&t, 1000, 1000), 40);
+        assert_eq!(gradient_steps(&t, 1001, 1001), 41);
+        assert_eq!(gradient_steps(&t, 5000, 5000), 50);
+        // A minimum window: nothing below it, the usual count from it on.
+        let m = TrainConfig {
+            min_window_samples: 3000,
+            ..t.clone()
+        };
+        assert_eq!(gradient_steps(&m, 1000, 2999), 0);
+        assert_eq!(gradient_steps(&m, 1000, 3000), 40);
+        // At most one pass over a window of 1 000: 10 steps of 100; a big window leaves
+        // the count alone.
+        let p = TrainConfig {
+            max_window_passes: 1.0,
+            ..t.clone()
+        };
+        assert_eq!(gradient_steps(&p, 1000, 1000), 10);
+        assert_eq!(gradient_steps(&p, 1000, 250), 3);
+        assert_eq!(gradient_steps(&p, 1000, 100_000), 40);
+    }
 }
