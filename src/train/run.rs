@@ -852,7 +852,9 @@ pub fn train(
         };
         rows.push(row.clone());
         metrics::write(&run.metrics(), &rows)?;
-        if let Err(e) = plot::learning_curves(&rows, &run.plot(), &run.name()) {
+        if let Err(e) =
+            plot::learning_curves(&rows, &run.plot(), &run.name(), config.eval.opponent_elo)
+        {
             log(format!("could not draw the learning curves: {e:#}"));
         }
         state.iteration = it;
