@@ -5,6 +5,14 @@
 //! for the tests, under other hashes; Cargo.toml names those features among the normal
 //! dependencies (and, for what the dependencies' build scripts use, among the build
 //! dependencies).
+//!
+//! Limit: `cargo tree` shows one feature set for a package that the build scripts and
+//! the program share under the same features in one of the two builds only sometimes
+//! (it merged `memchr`'s and `libc`'s), so this test catches the program's side (what
+//! made burn, gemm and rayon compile twice) and not every difference on the build
+//! scripts' side. The complete check compares the two builds' artifacts: after `cargo
+//! build --release`, `cargo test --release --no-run --message-format=json` must list
+//! every library file `cargo build --release --message-format=json` lists.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
