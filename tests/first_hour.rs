@@ -51,6 +51,10 @@ fn play_says_captures_and_the_end_in_words() {
         out.contains("game over: South reached 25 seeds and wins, 26–15. you win\n"),
         "{out}"
     );
+    // The board after the last move says nobody is to move.
+    let end = out.find("game over").unwrap();
+    let last_board = out[..end].rfind('+').unwrap();
+    assert!(!out[last_board..end].contains("to move"), "{out}");
     // The sowing direction is said once, at the start.
     assert_eq!(out.matches("anticlockwise").count(), 1, "{out}");
     // `show` uses the same words.
@@ -73,7 +77,7 @@ fn play_says_captures_and_the_end_in_words() {
 }
 
 #[test]
-fn play_as_north_draws_the_board_from_north_and_takes_north_letters_only() {
+fn play_as_north_draws_the_board_from_north_and_takes_either_case() {
     let tmp = tempfile::tempdir().unwrap();
     let ck = tmp.path().join("ck");
     checkpoint(&ck);
@@ -106,11 +110,21 @@ fn play_as_north_draws_the_board_from_north_and_takes_north_letters_only() {
         "{out}"
     );
     assert_eq!(letters(lines[top + 6]), "abcdef", "{out}");
-    // `C` is South's pit, whatever the case of the player's own letters.
+    // Your own pits in either case: `C` plays North's c (8 seeds: d e f, then A..E,
+    // the last into South's empty E, no capture), and the position after it is drawn
+    // before the reply.
+    let played = out.find("you play c\n").expect(&out);
+    let after: Vec<&str> = out[played..].lines().collect();
     assert!(
-        out.contains("'C' is South's pit: you play North's pits, abcdef"),
+        after[3].starts_with("S  16  |  0 |  1 |  2 |  2 |  2 |  4 |"),
         "{out}"
     );
+    assert!(
+        after[5].starts_with("N  17  |  0 |  0 |  0 |  1 |  1 |  2 |"),
+        "{out}"
+    );
+    assert_eq!(after[8..10], ["South to move", "moves: c"], "{out}");
+    assert!(after[10].starts_with("oware plays "), "{out}");
 }
 
 #[test]

@@ -144,7 +144,7 @@ fn analyze_rejects_bad_input_clearly() {
     assert!(err.contains("--game") && err.contains("'X'"), "{err}");
     let (code, _, err) = oware(&["analyze", "--model", ck, "--game", "FF"], "");
     assert_eq!(code, 1);
-    assert!(err.contains("after 1 moves"), "{err}");
+    assert!(err.contains("after 1 move: "), "{err}");
     let (code, _, err) = oware(&["analyze", "--model", "/nope", "--game", "F"], "");
     assert_eq!(code, 1);
     assert!(err.contains("/nope"), "{err}");

@@ -139,7 +139,12 @@ fn bad_input_is_one_error_line() {
         );
         assert!(!err.contains("panicked"), "{err}");
     };
+    // A pool that is not there is a missing file, not an empty pool.
+    check(&["rate", "--pool", p], "no such file");
+    assert!(!pool.exists());
+    std::fs::write(&pool, "").unwrap();
     check(&["rate", "--pool", p], "holds no games");
+    std::fs::remove_file(&pool).unwrap();
     check(
         &["rate", "--pool", p, "--add", "minimax"],
         "unknown player kind",

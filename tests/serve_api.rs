@@ -64,7 +64,7 @@ fn health_position_and_bad_requests() {
         400,
         "add up",
     );
-    bad(post(&a, &pos, r#"{"moves": "FF"}"#), 400, "after 1 moves");
+    bad(post(&a, &pos, r#"{"moves": "FF"}"#), 400, "after 1 move: ");
     bad(post(&a, &pos, r#"{"moves": "Fz"}"#), 400, "'z'");
     bad(post(&a, &pos, r#"{"rules": "chess"}"#), 400, "chess");
     bad(

@@ -246,7 +246,7 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
     b.click("#load");
     b.wait_idle();
     assert!(
-        b.text("#status").contains("after 1 moves"),
+        b.text("#status").contains("after 1 move: "),
         "{}",
         b.text("#status")
     );

@@ -68,8 +68,13 @@ pub fn parse_openings(text: &str, rules: RuleSet) -> Result<Vec<Opening>, String
             None => Position::start(),
         };
         let mut g = Game::new(rules, start);
-        g.play_text(moves)
-            .map_err(|e| format!("line {}: after {} moves: {e}", n + 1, g.moves().len()))?;
+        g.play_text(moves).map_err(|e| {
+            format!(
+                "line {}: {}: {e}",
+                n + 1,
+                crate::game::after_moves(g.moves().len())
+            )
+        })?;
         if g.is_over() {
             return Err(format!("line {}: the game is already over there", n + 1));
         }

@@ -52,7 +52,10 @@ pub fn run(a: Args) -> Result<()> {
     let game = super::game_from(rules, a.fen.as_deref(), None)?;
     let mut game_played = game.clone();
     if let Err(e) = game_played.play_text(&a.game) {
-        bail!("--game: after {} moves: {e}", game_played.moves().len());
+        bail!(
+            "--game: {}: {e}",
+            crate::game::after_moves(game_played.moves().len())
+        );
     }
     let cfg = ReviewConfig {
         simulations: a.sims,

@@ -194,7 +194,10 @@ pub(crate) fn game_from(rules: RuleSet, fen: Option<&str>, moves: Option<&str>) 
     if let Some(m) = moves
         && let Err(e) = game.play_text(m)
     {
-        bail!("--moves: after {} moves: {e}", game.moves().len());
+        bail!(
+            "--moves: {}: {e}",
+            crate::game::after_moves(game.moves().len())
+        );
     }
     Ok(game)
 }

@@ -11,11 +11,12 @@
 //! | strong | 400 | no | 0 |
 //! | master | 1600 | no | 0 |
 //!
-//! Commands: a move letter of your side (`A`..`F` as South, `a`..`f` as North: the
-//! letters of the position text, case and all), `undo` (takes back your last move and
-//! the reply), `hint` (a full search for you), `board`, `help`, `quit`. The board is
-//! drawn from your side; every capture and the ending are said in words (the words of
-//! `oware show`). End of input (Ctrl-D) and Ctrl-C both end the game with a message.
+//! Commands: a pit letter of your side, in either case (`A`..`F` as South, `a`..`f` as
+//! North in the position text; `c` and `C` both play your third pit), `undo` (takes back
+//! your last move and the reply), `hint` (a full search for you), `board`, `help`,
+//! `quit`. The board is drawn from your side, after your move and after the reply;
+//! every capture and the ending are said in words (the words of `oware show`). End of
+//! input (Ctrl-D) and Ctrl-C both end the game with a message.
 
 use std::io::{self, BufRead};
 use std::path::PathBuf;
@@ -142,6 +143,10 @@ impl Session {
 
     fn board(&self) -> String {
         let mut s = diagram_for(self.game.position(), self.human);
+        if self.game.is_over() {
+            // The diagram's last line says who is to move; nobody is, after the end.
+            s.truncate(s.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1));
+        }
         if !self.game.moves().is_empty() {
             s.push_str(&format!("moves: {}\n", self.game.move_text()));
         }
@@ -169,26 +174,23 @@ impl Session {
     }
 }
 
-/// Why a line is not a move of `human` in `game`, or the action it names.
+/// Why a line is not a move of `human` in `game`, or the action it names. A pit letter
+/// names one of the player's own pits in either case: `c` and `C` are South's third pit
+/// for South, North's third pit for North.
 fn parse_human_move(line: &str, human: Side, game: &Game) -> Result<usize, String> {
+    let legal = game.legal_moves();
     let mut chars = line.chars();
     let (Some(c), None) = (chars.next(), chars.next()) else {
         return Err(format!(
             "'{line}' is not a command or a move; type help for the commands"
         ));
     };
-    let Some((owner, action)) = parse_move_letter(c) else {
+    let Some((_, action)) = parse_move_letter(c) else {
         return Err(format!(
-            "'{c}' is not a move: pits are A..F (South) and a..f (North)"
+            "'{c}' is not a move: your legal moves now are {}",
+            mask_letters(human, legal)
         ));
     };
-    if owner != human {
-        return Err(format!(
-            "'{c}' is {owner}'s pit: you play {human}'s pits, {}",
-            mask_letters(human, 0b11_1111)
-        ));
-    }
-    let legal = game.legal_moves();
     if legal & (1 << action) == 0 {
         let letter = move_letter(human, action);
         let why = if game.position().seeds_at(action) == 0 {
@@ -204,7 +206,7 @@ fn parse_human_move(line: &str, human: Side, game: &Game) -> Result<usize, Strin
     Ok(action)
 }
 
-const HELP: &str = "commands: a move letter of your side (capitals A..F for South, small a..f for North),\n\
+const HELP: &str = "commands: the letter of one of your pits (either case),\n\
 undo (take back your last move and the reply), hint (the network's suggestion), board, help, quit\n";
 
 /// The message `on_interrupt_say` writes, kept for the signal handler.
@@ -308,11 +310,16 @@ pub fn run(a: Args) -> Result<()> {
             }
             _ => match parse_human_move(cmd, human, &s.game) {
                 Ok(action) => {
+                    out.push_str(&format!("you play {}\n", move_letter(human, action)));
                     if let Some(w) = s.play(action)? {
                         out.push_str(&format!("{w}\n"));
                     }
-                    s.computer_moves(&mut out)?;
+                    // The position after your move, then the reply and the position after it.
                     out.push_str(&s.board());
+                    if !s.game.is_over() {
+                        s.computer_moves(&mut out)?;
+                        out.push_str(&s.board());
+                    }
                 }
                 Err(e) => out.push_str(&format!("{e}\n")),
             },
@@ -351,18 +358,26 @@ mod tests {
                 .unwrap(),
         );
         assert_eq!(parse_human_move("F", Side::South, &g), Ok(5));
-        // One rule for letter case: South's pits are A..F, North's a..f.
-        let e = parse_human_move("f", Side::South, &g).unwrap_err();
-        assert!(e.contains("North's pit") && e.contains("ABCDEF"), "{e}");
+        // Your own pits in either case: `f` is South's F for South.
+        assert_eq!(parse_human_move("f", Side::South, &g), Ok(5));
         let e = parse_human_move("A", Side::South, &g).unwrap_err();
         assert!(e.contains("feed") && e.contains("legal: F"), "{e}");
         let e = parse_human_move("B", Side::South, &g).unwrap_err();
         assert!(e.contains("empty"), "{e}");
-        assert!(
-            parse_human_move("G", Side::South, &g)
-                .unwrap_err()
-                .contains("pits")
+        // A letter that is no pit lists the moves legal now, not every pit.
+        let e = parse_human_move("G", Side::South, &g).unwrap_err();
+        assert!(e.ends_with("your legal moves now are F"), "{e}");
+        let e = parse_human_move("a", Side::South, &g).unwrap_err();
+        assert!(e.contains("legal: F"), "{e}");
+        // For North, `C` and `c` are both North's c.
+        let n = Game::new(
+            RuleSet::abapa(),
+            "3-1-1-1-0-0-0-0-8-0-0-1-16-17-N"
+                .parse::<Position>()
+                .unwrap(),
         );
+        assert_eq!(parse_human_move("C", Side::North, &n), Ok(2));
+        assert_eq!(parse_human_move("c", Side::North, &n), Ok(2));
         assert!(
             parse_human_move("go", Side::South, &g)
                 .unwrap_err()

@@ -37,6 +37,14 @@ pub fn run(a: Args) -> Result<()> {
         );
     }
     let out = a.out.unwrap_or_else(|| dir.plot());
-    learning_curves(&rows, &out, &dir.name())?;
+    // The pool's anchor rating, from the run's config (0, the default, without one).
+    let anchor_elo = if dir.config().exists() {
+        crate::train::config::Config::load(&dir.config(), &[])?
+            .eval
+            .opponent_elo
+    } else {
+        0.0
+    };
+    learning_curves(&rows, &out, &dir.name(), anchor_elo)?;
     super::out(&format!("{} ({} iterations)\n", out.display(), rows.len()))
 }

@@ -168,6 +168,13 @@ pub fn run(a: Args) -> Result<()> {
     if a.games_per_pair == 0 {
         bail!("--games-per-pair must be at least 1");
     }
+    // Only `--add` creates a pool; a file that is not there is a mistyped name.
+    if a.add.is_empty() && !a.pool.exists() {
+        bail!(
+            "--pool {}: no such file (a pool is created by --add SPEC…)",
+            a.pool.display()
+        );
+    }
     let mut games = pool::read_pool(&a.pool)?;
     if let Some(g) = games.first()
         && g.rules != rules.name()

@@ -19,6 +19,19 @@ pub enum Tb {
     Build(BuildArgs),
     /// The value of a position: the margin the mover can force, the outcome with the
     /// stores, and each legal move's value.
+    ///
+    /// Repetition: a value is proven ("exact") when no repetition can enter the play
+    /// that decides it, here or in any smaller table. Under abapa (and
+    /// grand-slam-captures, ouril) a repeated position ends the game with each player
+    /// taking the seeds of his own row, so inside a cycle of non-capturing moves the
+    /// value can depend on the path that led there. The table holds the value for the
+    /// board met with no position played since the last capture (as right after a
+    /// capture), with the repetition scored where the cycle would close at this board;
+    /// such a value is printed with "[decided by repetition]" (`"exact": false` in
+    /// JSON). Under awari and traditional a repetition splits the seeds evenly and the
+    /// values are right either way. The section "Repetition" of docs/tablebase.md gives
+    /// the details; `oware tablebase verify` measures how often such a value differs
+    /// from an exact search that carries the history.
     Probe(ProbeArgs),
     /// Compare the tables with an exact search that carries the history, on random boards.
     Verify(VerifyArgs),
@@ -206,7 +219,7 @@ fn probe(a: ProbeArgs) -> Result<()> {
         if p.exact {
             ""
         } else {
-            " [decided by repetition: see `oware tablebase --help`]"
+            " [decided by repetition: see `oware tablebase probe --help`]"
         }
     );
     if game.outcome().is_some() {

@@ -92,9 +92,16 @@ pub struct Go {
     inc: [Option<u64>; 2],
     movestogo: Option<u64>,
     infinite: bool,
+    /// What was not taken as written, one `info string` text each ("error: …" for a
+    /// word that was ignored).
+    pub notes: Vec<String>,
 }
 
-pub fn parse_go(words: &[&str]) -> Result<Go, String> {
+/// Reads the words after `go`. It never fails: a GUI that sent `go` waits for a
+/// `bestmove`, so a word that cannot be used is ignored and said in `notes`, and the
+/// search runs on the rest; a depth beyond the deepest search (64) searches to 64.
+pub fn parse_go(words: &[&str]) -> Go {
+    let max_depth = crate::search::alphabeta::MAX_DEPTH;
     let mut g = Go::default();
     let mut i = 0;
     while i < words.len() {
@@ -108,18 +115,53 @@ pub fn parse_go(words: &[&str]) -> Result<Go, String> {
             i += 1;
             continue;
         }
-        let Some(v) = words.get(i + 1) else {
-            return Err(format!("go: '{w}' needs a number after it"));
+        let known = [
+            "depth",
+            "nodes",
+            "movetime",
+            "wtime",
+            "btime",
+            "winc",
+            "binc",
+            "movestogo",
+        ];
+        let num = words.get(i + 1).map(|v| (v, v.parse::<u64>()));
+        if !known.contains(&w) {
+            g.notes
+                .push(format!("error: go: unknown word '{w}' ignored"));
+            // Its number, if one follows, goes with it.
+            i += if matches!(num, Some((_, Ok(_)))) {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        let num = match num {
+            None => {
+                g.notes
+                    .push(format!("error: go: '{w}' needs a number after it; ignored"));
+                i += 1;
+                continue;
+            }
+            Some((v, Err(_))) => {
+                g.notes.push(format!(
+                    "error: go: '{w} {v}': expected a non-negative integer; ignored"
+                ));
+                i += 2;
+                continue;
+            }
+            Some((_, Ok(n))) => n,
         };
-        let num = v
-            .parse::<u64>()
-            .map_err(|_| format!("go: '{w} {v}': expected a non-negative integer"))?;
         match w {
             "depth" => {
-                if !(1..=crate::search::alphabeta::MAX_DEPTH as u64).contains(&num) {
-                    return Err(format!("go: depth {num}: expected 1 to 64"));
+                let d = num.clamp(1, u64::from(max_depth)) as u32;
+                if u64::from(d) != num {
+                    g.notes.push(format!(
+                        "go: depth {num} is outside 1 to {max_depth}: searching depth {d}"
+                    ));
                 }
-                g.depth = Some(num as u32)
+                g.depth = Some(d)
             }
             "nodes" => g.nodes = Some(num.max(1)),
             "movetime" => g.movetime = Some(num.max(1)),
@@ -127,12 +169,11 @@ pub fn parse_go(words: &[&str]) -> Result<Go, String> {
             "btime" => g.clock[1] = Some(num),
             "winc" => g.inc[0] = Some(num),
             "binc" => g.inc[1] = Some(num),
-            "movestogo" => g.movestogo = Some(num.max(1)),
-            _ => return Err(format!("go: unknown word '{w}'")),
+            _ => g.movestogo = Some(num.max(1)),
         }
         i += 2;
     }
-    Ok(g)
+    g
 }
 
 impl Go {
@@ -420,15 +461,17 @@ impl<S: EngineSearcher, W: Write + Send + 'static> Server<S, W> {
     }
 
     fn go(&mut self, words: &[&str]) {
-        let go = match parse_go(words) {
-            Ok(g) => g,
-            Err(e) => return self.error(&e),
-        };
+        // Every `go` is answered by a `bestmove`: a GUI waits for one.
+        let go = parse_go(words);
+        for n in &go.notes {
+            self.say(&format!("info string {n}"));
+        }
         if self.game.is_over() {
             return self.say("bestmove 0000");
         }
         let Some(mut searcher) = self.searcher.take() else {
-            return self.error("the engine cannot search any more");
+            self.error("the engine cannot search any more");
+            return self.say("bestmove 0000");
         };
         let limits = go.limits(self.game.position().side);
         let infinite = go.infinite;
@@ -479,8 +522,12 @@ pub fn parse_position(rules: RuleSet, words: &[&str]) -> Result<Game, String> {
         None => {}
         Some(&"moves") => {
             let text = rest[1..].join(" ");
-            game.play_text(&text)
-                .map_err(|e| format!("position: after {} moves: {e}", game.moves().len()))?;
+            game.play_text(&text).map_err(|e| {
+                format!(
+                    "position: {}: {e}",
+                    crate::game::after_moves(game.moves().len())
+                )
+            })?;
         }
         Some(other) => return Err(format!("position: unexpected '{other}', expected 'moves'")),
     }
@@ -493,7 +540,8 @@ mod tests {
 
     #[test]
     fn go_words() {
-        let g = parse_go(&["wtime", "10000", "btime", "3000", "binc", "100"]).unwrap();
+        let g = parse_go(&["wtime", "10000", "btime", "3000", "binc", "100"]);
+        assert!(g.notes.is_empty(), "{:?}", g.notes);
         assert_eq!(
             g.limits(Side::South).movetime,
             Some(Duration::from_millis(333))
@@ -502,16 +550,31 @@ mod tests {
             g.limits(Side::North).movetime,
             Some(Duration::from_millis(175))
         );
-        assert!(parse_go(&["depth"]).unwrap_err().contains("needs a number"));
-        assert!(parse_go(&["depth", "x"]).unwrap_err().contains("'depth x'"));
-        assert!(
-            parse_go(&["sideways", "1"])
-                .unwrap_err()
-                .contains("'sideways'")
-        );
-        let g = parse_go(&["infinite"]).unwrap();
+        // A word that cannot be used is said and ignored; the rest still counts.
+        let g = parse_go(&["depth"]);
+        assert!(g.notes[0].contains("needs a number"), "{:?}", g.notes);
+        assert_eq!(g.limits(Side::South).movetime, Some(DEFAULT_MOVETIME));
+        let g = parse_go(&["depth", "x", "nodes", "7"]);
+        assert!(g.notes[0].contains("'depth x'"), "{:?}", g.notes);
+        assert_eq!(g.limits(Side::South).nodes, Some(7));
+        assert_eq!(g.limits(Side::South).depth, None);
+        let g = parse_go(&["sideways", "1", "depth", "3"]);
+        assert!(g.notes[0].contains("'sideways'"), "{:?}", g.notes);
+        assert_eq!(g.limits(Side::South).depth, Some(3));
+        // Depths outside 1..=64 search the nearest depth there is, and say so.
+        for (asked, searched) in [(99, 64), (0, 1), (64, 64)] {
+            let g = parse_go(&["depth", &asked.to_string()]);
+            assert_eq!(g.limits(Side::South).depth, Some(searched));
+            assert_eq!(
+                g.notes.len(),
+                usize::from(asked != searched),
+                "{:?}",
+                g.notes
+            );
+        }
+        let g = parse_go(&["infinite"]);
         assert_eq!(g.limits(Side::South), Limits::default());
-        let g = parse_go(&[]).unwrap();
+        let g = parse_go(&[]);
         assert_eq!(g.limits(Side::South).movetime, Some(DEFAULT_MOVETIME));
     }
 
@@ -523,7 +586,7 @@ mod tests {
         let g = parse_position(r, &["startpos", "moves", "F", "f", "B"]).unwrap();
         assert_eq!(g.move_text(), "FfB");
         let e = parse_position(r, &["startpos", "moves", "FF"]).unwrap_err();
-        assert!(e.contains("after 1 moves"), "{e}");
+        assert!(e.contains("after 1 move: "), "{e}");
         let e = parse_position(r, &["fen", "1-2-3"]).unwrap_err();
         assert!(e.contains("15 fields"), "{e}");
         assert!(parse_position(r, &["sideways"]).is_err());
@@ -555,6 +618,27 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("bestmove C\n"), "{text}");
+    }
+
+    #[test]
+    fn every_go_is_answered_by_a_bestmove() {
+        // A GUI waits for `bestmove` after `go`: a depth out of range or a word that
+        // cannot be used is said, and the search still answers. (The position is
+        // docs/rules.md example 4, where C wins at once.)
+        let fen = "position fen 0-0-8-0-0-1-1-1-1-1-2-3-15-15-S\n";
+        for go in [
+            "go depth 99",
+            "go depth 0",
+            "go depth x",
+            "go sideways 1",
+            "go nodes",
+        ] {
+            let text = session(format!("{fen}{go}\nquit\n").as_bytes());
+            assert!(text.contains("info string "), "{go}: {text}");
+            assert!(text.ends_with("bestmove C\n"), "{go}: {text}");
+        }
+        let text = session(format!("{fen}go depth 99\nquit\n").as_bytes());
+        assert!(text.contains("searching depth 64"), "{text}");
     }
 
     #[test]

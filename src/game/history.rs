@@ -108,6 +108,11 @@ pub enum MoveError {
     Text(#[from] TextError),
 }
 
+/// Where in a move list something went wrong: "after 1 move", "after 3 moves".
+pub fn after_moves(n: usize) -> String {
+    format!("after {n} move{}", if n == 1 { "" } else { "s" })
+}
+
 /// Letters of the moves in `mask` for `side`, in pit order (`ACF`).
 pub fn mask_letters(side: Side, mask: u8) -> String {
     (0..6)

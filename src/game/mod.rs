@@ -7,7 +7,7 @@ mod position;
 mod rules;
 mod text;
 
-pub use history::{Game, History, MoveError, mask_letters};
+pub use history::{Game, History, MoveError, after_moves, mask_letters};
 pub use perft::{perft, perft_all, random_playout};
 pub use position::{EndReason, MoveInfo, Outcome, Position, Side, move_letter, parse_move_letter};
 pub use rules::{GrandSlam, Leftover, Preset, RuleSet, SEEDS_PER_PIT, TOTAL_SEEDS, UnknownRuleSet};

@@ -304,7 +304,12 @@ impl SelfPlayPool {
                 .collect();
         }
         let seed = self.seed;
-        let jobs: Vec<_> = self.workers.iter_mut().zip(evaluators).enumerate().collect();
+        let jobs: Vec<_> = self
+            .workers
+            .iter_mut()
+            .zip(evaluators)
+            .enumerate()
+            .collect();
         let outputs = on_threads(jobs, |(t, (w, mut e))| {
             let quota = games / threads + usize::from(t < games % threads);
             w.search.set_tablebase(tablebase.cloned());
@@ -314,7 +319,13 @@ impl SelfPlayPool {
                 threads: threads as u64,
             };
             let mut queue = GameQueue::new(ids, cfg, mcts, seed, progress);
-            worker(&mut w.search, &mut w.state, &mut queue, Some(quota), e.as_mut())
+            worker(
+                &mut w.search,
+                &mut w.state,
+                &mut queue,
+                Some(quota),
+                e.as_mut(),
+            )
         });
         merge(outputs, t0)
     }

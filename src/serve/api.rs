@@ -280,8 +280,8 @@ fn build_game(
             Ok(info) => infos.push((info, *game.position())),
             Err(e) => {
                 return Err(ApiError::bad(format!(
-                    "moves: after {} moves: {e}",
-                    game.moves().len()
+                    "moves: {}: {e}",
+                    crate::game::after_moves(game.moves().len())
                 )));
             }
         }
@@ -638,7 +638,7 @@ mod tests {
         );
         let e = built(None, "FF").err().unwrap();
         assert!(
-            e.message.contains("after 1 moves") && e.message.contains("North"),
+            e.message.contains("after 1 move: ") && e.message.contains("North"),
             "{e:?}"
         );
         let e = build_game(None, None, Some("chess"), RuleSet::abapa(), 10)

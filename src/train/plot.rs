@@ -289,7 +289,9 @@ fn pool_ratings(rows: &[MetricsRow]) -> Vec<Banded> {
 
 /// Draws `learning-curves.png` for the run `name` from its rows: losses, store-difference
 /// loss, evaluation score, Elo and self-play, one panel above the other on one time axis.
-pub fn learning_curves(rows: &[MetricsRow], out: &Path, name: &str) -> Result<()> {
+/// `anchor_elo` is the rating the run's pool gives its baseline (`eval.opponent_elo`),
+/// named in the pool rating's panel.
+pub fn learning_curves(rows: &[MetricsRow], out: &Path, name: &str, anchor_elo: f64) -> Result<()> {
     register_font();
     let tmp = out.with_extension("tmp.png");
     {
@@ -358,7 +360,12 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path, name: &str) -> Result<()
         let (elo_title, elo) = if pool.is_empty() {
             (format!("Elo vs {opponent}"), elo)
         } else {
-            (format!("pool rating (anchor {opponent})"), pool)
+            (
+                format!(
+                    "pool rating: Elo on the scale where {opponent} = {anchor_elo:+.0} (eval.opponent_elo)"
+                ),
+                pool,
+            )
         };
         band_panel(
             &areas[3],
@@ -406,10 +413,10 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path, name: &str) -> Result<()
         if has_memory {
             panel(
                 &areas[next],
-                "resources (GB)",
+                "resources (MB)",
                 &[
-                    ("resident memory", line(&|r| r.rss_mb / 1000.0)),
-                    ("sample chunks on disk", line(&|r| r.samples_mb / 1000.0)),
+                    ("resident memory", line(&|r| r.rss_mb)),
+                    ("sample chunks on disk", line(&|r| r.samples_mb)),
                 ],
                 Legend::At(SeriesLabelPosition::LowerRight),
                 x,
@@ -466,7 +473,7 @@ mod tests {
             .collect();
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("curves.png");
-        learning_curves(&rows, &p, "test").unwrap();
+        learning_curves(&rows, &p, "test", 0.0).unwrap();
         let bytes = std::fs::read(&p).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
         assert!(bytes.len() > 10_000);
@@ -484,7 +491,7 @@ mod tests {
             (bands[2].y, bands[2].low, bands[2].high),
             (600.0, 540.0, 600.0)
         );
-        learning_curves(&pooled, &p, "test").unwrap();
+        learning_curves(&pooled, &p, "test", 626.0).unwrap();
         assert_eq!(&std::fs::read(&p).unwrap()[1..4], b"PNG");
         // With accuracy and resource columns the picture grows by two panels.
         let plain = image_height(&p);
@@ -496,10 +503,10 @@ mod tests {
                 r.tb_margin_accuracy = Some(0.7);
             }
         }
-        learning_curves(&pooled, &p, "test").unwrap();
+        learning_curves(&pooled, &p, "test", 626.0).unwrap();
         assert_eq!(image_height(&p), plain / 5 * 7);
         // Also with no evaluation at all, and with a single row.
-        learning_curves(&rows[..1], &p, "test").unwrap();
+        learning_curves(&rows[..1], &p, "test", 0.0).unwrap();
         assert_eq!(&std::fs::read(&p).unwrap()[1..4], b"PNG");
     }
 

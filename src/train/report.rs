@@ -263,6 +263,9 @@ mod tests {
         assert!(l.starts_with("iter 3 | 1m30s, 10m30s left |"), "{l}");
         // An iteration without a step says so instead of NaN losses.
         let l = &log_lines(&row, &t, 50_000, None)[1];
-        assert!(l.starts_with("  no training step | window 0 (rule 50.0k)"), "{l}");
+        assert!(
+            l.starts_with("  no training step | window 0 (rule 50.0k)"),
+            "{l}"
+        );
     }
 }

@@ -445,7 +445,10 @@ impl Session {
         let row = self.metrics_row(it, out, intake, learned, summary.as_ref(), eval_seconds);
         self.rows.push(row.clone());
         metrics::write(&self.run.metrics(), &self.rows)?;
-        if let Err(e) = plot::learning_curves(&self.rows, &self.run.plot(), &self.run.name()) {
+        let anchor = self.config.eval.opponent_elo;
+        if let Err(e) =
+            plot::learning_curves(&self.rows, &self.run.plot(), &self.run.name(), anchor)
+        {
             self.log(format!("could not draw the learning curves: {e:#}"));
         }
         let s = &mut self.state;
