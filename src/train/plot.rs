@@ -525,11 +525,11 @@ mod tests {
         let p = d.path().join("curves.png");
         let (tx, rx) = std::sync::mpsc::channel();
         let (rows2, p2) = (rows.clone(), p.clone());
-        std::thread::spawn(move || tx.send(learning_curves(&rows2[..1], &p2, "nan")));
+        std::thread::spawn(move || tx.send(learning_curves(&rows2[..1], &p2, "nan", 0.0)));
         // A liveness bound, not a timing measurement: the drawing takes well under a second.
         let first = rx.recv_timeout(std::time::Duration::from_secs(120));
         assert!(matches!(first, Ok(Ok(()))), "{first:?}");
-        learning_curves(&rows, &p, "nan").unwrap();
+        learning_curves(&rows, &p, "nan", 0.0).unwrap();
         assert_eq!(&std::fs::read(&p).unwrap()[1..4], b"PNG");
     }
 
