@@ -119,7 +119,9 @@ fn wgpu_adapter() -> Result<&'static str, NetError> {
                 s.push_str(&format!(", {}", a.driver_info));
             }
             if a.device_type == burn::tensor::wgpu::wgpu::DeviceType::Cpu {
-                s.push_str(" (a software renderer on the CPU: correct, but slower than device cpu)");
+                s.push_str(
+                    " (a software renderer on the CPU: correct, but slower than device cpu)",
+                );
             }
             Ok(s)
         })
