@@ -119,9 +119,7 @@ fn wgpu_adapter() -> Result<&'static str, NetError> {
                 s.push_str(&format!(", {}", a.driver_info));
             }
             if a.device_type == burn::tensor::wgpu::wgpu::DeviceType::Cpu {
-                s.push_str(
-                    " (a software renderer on the CPU: correct, but slower than device cpu)",
-                );
+                s.push_str(" (a software renderer on the CPU, not a GPU)");
             }
             Ok(s)
         })
@@ -173,6 +171,7 @@ mod tests {
         assert_eq!("cpu".parse::<DeviceKind>().unwrap(), DeviceKind::Cpu);
         assert!("tpu".parse::<DeviceKind>().is_err());
         assert!(DeviceKind::Cpu.device().is_ok());
+        assert_eq!(DeviceKind::Cpu.describe().unwrap(), "cpu (burn flex)");
         #[cfg(not(feature = "wgpu"))]
         assert!(
             DeviceKind::Wgpu
@@ -181,5 +180,7 @@ mod tests {
                 .to_string()
                 .contains("--features wgpu")
         );
+        #[cfg(not(feature = "wgpu"))]
+        assert!(DeviceKind::Wgpu.describe().is_err());
     }
 }
