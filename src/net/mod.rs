@@ -78,7 +78,7 @@ impl DeviceKind {
     }
 
     /// What the device is, in words, for logs: `cpu (burn flex)`, or the wgpu adapter
-    /// (e.g. `wgpu: llvmpipe (LLVM 15.0.6, 256 bits), Cpu, Vulkan, Mesa 22.3.6`). Errors as
+    /// (e.g. `wgpu: llvmpipe (LLVM 15.0.6, 256 bits), Cpu, vulkan, Mesa 22.3.6 …`). Errors as
     /// [`DeviceKind::device`] does.
     pub fn describe(self) -> Result<String, NetError> {
         match self {
