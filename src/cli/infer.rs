@@ -46,7 +46,10 @@ pub fn run(a: Args) -> Result<()> {
         "burn" => InferencePath::Burn,
         other => anyhow::bail!("--path '{other}': expected fast or burn"),
     };
-    let device = a.device.parse::<DeviceKind>()?.device()?;
+    let kind = a.device.parse::<DeviceKind>()?;
+    let device = kind.device()?;
+    // The device in words: for wgpu, the adapter it runs on (e.g. llvmpipe).
+    let device_name = kind.describe()?;
     let ck = Checkpoint::load(&dir, &device)?;
     let rules = match &a.rules {
         Some(r) => super::parse_rules(r)?,
@@ -73,6 +76,7 @@ pub fn run(a: Args) -> Result<()> {
     if a.json {
         let v = json!({
             "checkpoint": dir.display().to_string(),
+            "device": device_name,
             "position": p.to_string(),
             "encoding": cfg.encoding.name(),
             "input": input,
@@ -92,6 +96,9 @@ pub fn run(a: Args) -> Result<()> {
             dir.display(),
             ck.manifest.step
         );
+        if kind != DeviceKind::Cpu {
+            s.push_str(&format!("device {device_name}\n"));
+        }
         s.push_str("move  logit   prior\n");
         for (i, (l, pr)) in logits.iter().zip(&priors).enumerate() {
             let mv = crate::game::move_letter(p.side, i);

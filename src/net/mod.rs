@@ -60,21 +60,79 @@ pub enum DeviceKind {
 }
 
 impl DeviceKind {
-    /// The burn device, or an error if this binary was built without that backend.
+    /// The burn device, or an error if this binary was built without that backend or (for
+    /// wgpu) the machine has no adapter. The first call for wgpu starts its runtime.
     pub fn device(self) -> Result<burn::tensor::Device, NetError> {
         match self {
             DeviceKind::Cpu => Ok(burn::tensor::Device::flex()),
             #[cfg(feature = "wgpu")]
-            DeviceKind::Wgpu => Ok(burn::tensor::Device::wgpu(
-                burn::tensor::DeviceKind::DefaultDevice,
-            )),
+            DeviceKind::Wgpu => {
+                wgpu_adapter()?;
+                Ok(burn::tensor::Device::wgpu(
+                    burn::tensor::DeviceKind::DefaultDevice,
+                ))
+            }
             #[cfg(not(feature = "wgpu"))]
-            DeviceKind::Wgpu => Err(NetError::Config(
-                "device wgpu: this binary was built without it; rebuild with `--features wgpu`"
-                    .into(),
-            )),
+            DeviceKind::Wgpu => Err(without_wgpu()),
         }
     }
+
+    /// What the device is, in words, for logs: `cpu (burn flex)`, or the wgpu adapter
+    /// (e.g. `wgpu: llvmpipe (LLVM 15.0.6, 256 bits), Cpu, vulkan, Mesa 22.3.6 …`). Errors as
+    /// [`DeviceKind::device`] does.
+    pub fn describe(self) -> Result<String, NetError> {
+        match self {
+            DeviceKind::Cpu => Ok("cpu (burn flex)".into()),
+            #[cfg(feature = "wgpu")]
+            DeviceKind::Wgpu => wgpu_adapter().map(|a| format!("wgpu: {a}")),
+            #[cfg(not(feature = "wgpu"))]
+            DeviceKind::Wgpu => Err(without_wgpu()),
+        }
+    }
+}
+
+#[cfg(not(feature = "wgpu"))]
+fn without_wgpu() -> NetError {
+    NetError::Config(
+        "device wgpu: this binary was built without it; rebuild with `--features wgpu`".into(),
+    )
+}
+
+/// Starts burn's wgpu runtime on the default adapter (wgpu's choice: a high-performance
+/// GPU first; `CUBECL_WGPU_DEFAULT_DEVICE` overrides it) once per process, and returns that
+/// adapter in words. Without an adapter: an error that says what to install, never a panic
+/// (burn would panic at the first tensor on a lazily created device; starting it here
+/// turns that into a `Result`).
+#[cfg(feature = "wgpu")]
+fn wgpu_adapter() -> Result<&'static str, NetError> {
+    static ADAPTER: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
+    ADAPTER
+        .get_or_init(|| {
+            let started = catch_burn("starting wgpu", || {
+                burn::tensor::Device::wgpu_options().init_with_setup()
+            })
+            .map_err(|e| e.to_string())?;
+            let (_, setup) = started.map_err(|e| e.to_string())?;
+            let a = setup.adapter.get_info();
+            let mut s = format!("{}, {:?}, {}", a.name, a.device_type, a.backend);
+            if !a.driver_info.is_empty() {
+                s.push_str(&format!(", {}", a.driver_info));
+            }
+            if a.device_type == burn::tensor::wgpu::wgpu::DeviceType::Cpu {
+                s.push_str(" (a software renderer on the CPU, not a GPU)");
+            }
+            Ok(s)
+        })
+        .as_ref()
+        .map(String::as_str)
+        .map_err(|why| {
+            NetError::Config(format!(
+                "device wgpu: no usable GPU adapter ({}); install the GPU's Vulkan driver \
+                 (Debian: mesa-vulkan-drivers libvulkan1, or the vendor's), check with \
+                 `vulkaninfo --summary`, or use device cpu",
+                why.replace('\n', " ")
+            ))
+        })
 }
 
 impl std::str::FromStr for DeviceKind {
@@ -113,6 +171,7 @@ mod tests {
         assert_eq!("cpu".parse::<DeviceKind>().unwrap(), DeviceKind::Cpu);
         assert!("tpu".parse::<DeviceKind>().is_err());
         assert!(DeviceKind::Cpu.device().is_ok());
+        assert_eq!(DeviceKind::Cpu.describe().unwrap(), "cpu (burn flex)");
         #[cfg(not(feature = "wgpu"))]
         assert!(
             DeviceKind::Wgpu
@@ -121,5 +180,7 @@ mod tests {
                 .to_string()
                 .contains("--features wgpu")
         );
+        #[cfg(not(feature = "wgpu"))]
+        assert!(DeviceKind::Wgpu.describe().is_err());
     }
 }

@@ -158,6 +158,10 @@ impl Session {
             Some(s) => resume(&config, &run, s, &log)?,
             None => start(&config, &run, &log)?,
         };
+        if config.train.device != crate::net::DeviceKind::Cpu {
+            // The learner's device is up by now; name the adapter it runs on.
+            log(format!("learner on {}", config.train.device.describe()?));
+        }
         let window = intake::restore_window(&run, &state, rules, &log)?;
         let mut rows = metrics::read(&run.metrics())?;
         rows.retain(|r| r.iteration <= state.iteration);

@@ -1,16 +1,18 @@
 //! `oware bench net`: network evaluations per second at several batch sizes, for the fast
-//! path and burn's, with one and two threads, and training steps per second.
+//! path and burn's, with one and two threads, and training steps per second; with
+//! `--device wgpu`, burn's forward pass and the training step on the wgpu adapter.
 
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use burn::module::Module;
 use burn::tensor::Device;
 use serde_json::{Map, json};
 
 use crate::env::encoding::Encoding;
 use crate::game::{Position, RuleSet};
 use crate::net::train::TrainBatch;
-use crate::net::{InferencePath, Learner, LearnerConfig, ModelConfig, NetEvaluator};
+use crate::net::{DeviceKind, InferencePath, Learner, LearnerConfig, ModelConfig, NetEvaluator};
 use crate::rng::Rng;
 use crate::search::evaluator::{Evaluation, Evaluator};
 
@@ -32,6 +34,10 @@ pub struct Args {
     /// Measure only the training step (for a profiler).
     #[arg(long)]
     train_only: bool,
+    /// Device: cpu, or wgpu when compiled in (then burn's forward pass and the training
+    /// step run there, and the adapter is named; the fast path is CPU-only and not measured).
+    #[arg(long, default_value = "cpu")]
+    device: String,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -88,8 +94,9 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool> {
         .context("building a thread pool")
 }
 
-/// Training steps per second at batch 512 with `threads` rayon threads.
+/// Training steps per second at batch 512 with `threads` rayon threads on `device`.
 fn train_rate(
+    device: DeviceKind,
     cfg: &ModelConfig,
     pos: &[Position],
     legal: &[u8],
@@ -99,6 +106,7 @@ fn train_rate(
 ) -> Result<f64> {
     let lc = LearnerConfig {
         threads,
+        device,
         ..LearnerConfig::default()
     };
     let mut l = Learner::new(cfg, &lc)?;
@@ -138,15 +146,18 @@ pub fn run(a: Args) -> Result<()> {
         cfg.blocks = b;
     }
     cfg.validate().map_err(anyhow::Error::msg)?;
-    let device = Device::flex();
-    device.seed(1);
-    let model = cfg.init(&device);
+    let kind = a.device.parse::<DeviceKind>()?;
+    let device_name = kind.describe()?;
+    // The same weights on every device: initialised on the CPU, then moved.
+    let host = Device::flex();
+    host.seed(1);
+    let model = cfg.init(&host).to_device(&kind.device()?);
     let (pos, legal) = sample_positions(4096 * 2, RuleSet::abapa());
     let secs = a.seconds.clamp(0.05, 60.0);
 
     let mut paths = Map::new();
     let mut text = format!(
-        "model: {} blocks × {} wide, {} encoding ({} inputs), {} parameters\n\
+        "device: {device_name}\nmodel: {} blocks × {} wide, {} encoding ({} inputs), {} parameters\n\
          evaluations/s (encode + forward + masked softmax) by batch size:\n{:<10}",
         cfg.blocks,
         cfg.width,
@@ -161,14 +172,25 @@ pub fn run(a: Args) -> Result<()> {
     text.push_str("   µs/call at batch 1\n");
     let mut default_rates = Map::new();
     let mut overhead_us = 0.0;
+    // On wgpu only burn's forward pass runs on the device, and burn sizes its own work:
+    // one figure, `burn-wgpu`.
+    let on_cpu = kind == DeviceKind::Cpu;
+    let default_path = if on_cpu { "fast-1" } else { "burn-wgpu" };
     let paths_measured = if a.train_only {
         &[][..]
-    } else {
+    } else if on_cpu {
         &[(InferencePath::Fast, "fast"), (InferencePath::Burn, "burn")][..]
+    } else {
+        &[(InferencePath::Burn, "burn")][..]
     };
+    let thread_counts: &[usize] = if on_cpu { &[1, 2] } else { &[1] };
     for &(path, name) in paths_measured {
-        for threads in [1usize, 2] {
-            let key = format!("{name}-{threads}");
+        for &threads in thread_counts {
+            let key = if on_cpu {
+                format!("{name}-{threads}")
+            } else {
+                format!("{name}-wgpu")
+            };
             // The fast path splits a batch over `threads` itself; burn's flex backend uses
             // the rayon pool it runs in.
             let p = pool(threads)?;
@@ -194,7 +216,7 @@ pub fn run(a: Args) -> Result<()> {
                 text.push_str(&format!("{:>9.0}k", r / 1e3));
             }
             text.push_str(&format!("   {call_us:.1} (overhead {overhead:.1})\n"));
-            if path == InferencePath::Fast && threads == 1 {
+            if key == default_path {
                 default_rates = m.clone();
                 overhead_us = overhead;
             }
@@ -206,15 +228,25 @@ pub fn run(a: Args) -> Result<()> {
     }
     let mut train = Map::new();
     let mut train_dense = Map::new();
-    if !a.no_train {
-        for threads in [1usize, 2] {
+    if !a.no_train && !on_cpu {
+        // No host input layer off the CPU (the learner multiplies every feature on the
+        // device), so one figure.
+        let r = train_rate(kind, &cfg, &pos, &legal, 1, secs.max(1.0), false)?;
+        text.push_str(&format!(
+            "training, batch 512, on {}: {r:.1} steps/s ({:.0} samples/s)\n",
+            a.device,
+            r * 512.0
+        ));
+        train.insert("1".into(), json!(r));
+    } else if !a.no_train {
+        for &threads in thread_counts {
             // The host's sparse input layer (what `oware train` runs) against burn's
             // product of every feature, alternated so that both see the same machine.
             let (mut sparse, mut dense) = (0.0, 0.0);
             for _ in 0..2 {
                 let s = secs.max(1.0) / 2.0;
-                sparse += train_rate(&cfg, &pos, &legal, threads, s, false)?;
-                dense += train_rate(&cfg, &pos, &legal, threads, s, true)?;
+                sparse += train_rate(kind, &cfg, &pos, &legal, threads, s, false)?;
+                dense += train_rate(kind, &cfg, &pos, &legal, threads, s, true)?;
             }
             let (r, d) = (sparse / 2.0, dense / 2.0);
             text.push_str(&format!(
@@ -229,10 +261,11 @@ pub fn run(a: Args) -> Result<()> {
     }
     if a.json {
         let v = json!({
+            "device": device_name,
             "model": cfg,
             "parameters": cfg.parameters(),
             "evals_per_second": default_rates,
-            "default_path": "fast-1",
+            "default_path": default_path,
             "per_call_overhead_us": overhead_us,
             "paths": paths,
             "train_steps_per_second_batch_512": train,
@@ -240,7 +273,11 @@ pub fn run(a: Args) -> Result<()> {
         });
         super::super::out(&format!("{v}\n"))
     } else {
-        text.push_str("(evals_per_second in --json is fast-1: the evaluator's default, one per self-play thread)\n");
+        if on_cpu {
+            text.push_str("(evals_per_second in --json is fast-1: the evaluator's default, one per self-play thread)\n");
+        } else {
+            text.push_str("(evals_per_second in --json is burn-wgpu; self-play evaluates on the CPU's fast path whatever the learner's device)\n");
+        }
         super::super::out(&text)
     }
 }
