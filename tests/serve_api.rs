@@ -421,6 +421,7 @@ fn with_tables_bestmove_keeps_the_result_a_solving_search_proves() {
                 depth: Some(40),
                 nodes: Some(3_000_000),
                 movetime: None,
+                soft: None,
             },
         );
         if r.is_decided() {

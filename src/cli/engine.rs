@@ -18,7 +18,7 @@ pub struct Args {
     #[arg(long)]
     rules: Option<String>,
     /// Play with the alpha-beta search instead of the network.
-    #[arg(long, conflicts_with_all = ["model", "sims", "movetime"])]
+    #[arg(long, conflicts_with_all = ["model", "sims", "movetime", "threads", "hash", "no_tb"])]
     alphabeta: bool,
     /// With --alphabeta: transposition table size in MiB (the `Hash` option).
     #[arg(long, requires = "alphabeta")]
@@ -35,9 +35,32 @@ pub struct Args {
     #[arg(long)]
     movetime: Option<u64>,
     /// Endgame tables (`oware tablebase build`): positions they cover get their exact
-    /// result, in the alpha-beta search and in MCTS alike.
+    /// result, in the alpha-beta search and in MCTS alike. MCTS default: the shipped
+    /// tables of its rules (`tablebases/RULES`) when they are present.
     #[arg(long, alias = "tb", value_name = "DIR")]
     tablebase: Option<PathBuf>,
+    /// MCTS without the shipped tables (the `UseTables` option turns them off too).
+    #[arg(long, conflicts_with = "tablebase")]
+    no_tb: bool,
+    /// MCTS worker threads (the `Threads` option). Default: the machine's cores.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// MCTS memory for the tree and the evaluation cache, MiB (the `Hash` option).
+    #[arg(long, value_name = "MIB")]
+    hash: Option<usize>,
+}
+
+/// The shipped tables of `rules` (`tablebases/RULES` here, else beside the sources),
+/// if present.
+pub(crate) fn shipped_tables(rules: crate::game::RuleSet) -> Option<PathBuf> {
+    let name = rules.to_string();
+    let local = PathBuf::from("tablebases").join(&name);
+    let beside = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tablebases")
+        .join(&name);
+    [local, beside]
+        .into_iter()
+        .find(|d| d.join("manifest.json").is_file())
 }
 
 /// Runs the subcommand with its parsed arguments.
@@ -64,8 +87,13 @@ pub fn run(a: Args) -> Result<()> {
     }
     let (evaluator, manifest) = NetEvaluator::from_checkpoint(&model, DeviceKind::Cpu)?;
     let rules = super::parse_rules(a.rules.as_deref().unwrap_or(&manifest.rules))?;
-    let tb = super::open_tablebase(a.tablebase.as_deref(), rules)?;
-    let searcher = MctsSearcher::new(
+    let dir = match (&a.tablebase, a.no_tb) {
+        (Some(d), _) => Some(d.clone()),
+        (None, false) => shipped_tables(rules),
+        (None, true) => None,
+    };
+    let tb = super::open_tablebase(dir.as_deref(), rules)?;
+    let mut searcher = MctsSearcher::new(
         Box::new(evaluator),
         rules,
         a.sims,
@@ -73,5 +101,16 @@ pub fn run(a: Args) -> Result<()> {
     )
     .with_settings(&manifest.search_settings())
     .with_tablebase(tb);
+    use crate::engine::EngineSearcher;
+    if let Some(t) = a.threads {
+        searcher
+            .set_option("Threads", &t.to_string())
+            .map_err(|e| anyhow::anyhow!("--threads: {e}"))?;
+    }
+    if let Some(h) = a.hash {
+        searcher
+            .set_option("Hash", &h.to_string())
+            .map_err(|e| anyhow::anyhow!("--hash: {e}"))?;
+    }
     serve(searcher, rules, stdin.lock(), std::io::stdout()).context("reading stdin")
 }

@@ -53,6 +53,7 @@ pub fn run(a: Args) -> Result<()> {
         depth: a.depth,
         nodes: a.nodes,
         movetime: a.movetime.map(std::time::Duration::from_millis),
+        soft: None,
     };
     let mut ab = AlphaBeta::new(rules, a.tt_mb);
     ab.set_tablebase(super::open_tablebase(a.tb.as_deref(), rules)?);

@@ -212,6 +212,7 @@ pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) ->
                     depth: Some(cfg.exact_depth.min(crate::search::alphabeta::MAX_DEPTH)),
                     nodes: Some(cfg.exact_nodes),
                     movetime: None,
+                    soft: None,
                 };
                 let a = ab.search(g, &limits);
                 a.is_decided().then(|| a.score_cp.signum() as f32)

@@ -180,24 +180,41 @@ impl Go {
     /// The search limits for `side` to move.
     fn limits(&self, side: Side) -> Limits {
         let mut movetime = self.movetime;
+        let mut soft = None;
         if movetime.is_none()
             && let Some(left) = self.clock[side.index()]
         {
-            let inc = self.inc[side.index()].unwrap_or(0);
-            let share = left / self.movestogo.unwrap_or(DEFAULT_MOVES_TO_GO) + inc * 3 / 4;
-            let cap = left.saturating_sub(CLOCK_MARGIN_MS).max(1);
-            movetime = Some(share.clamp(1, cap));
+            let (target, cap) = clock_times(
+                left,
+                self.inc[side.index()].unwrap_or(0),
+                self.movestogo.unwrap_or(DEFAULT_MOVES_TO_GO),
+            );
+            soft = Some(Duration::from_millis(target));
+            movetime = Some(cap);
         }
         let mut limits = Limits {
             depth: self.depth,
             nodes: self.nodes,
             movetime: movetime.map(Duration::from_millis),
+            soft,
         };
         if !self.infinite && limits == Limits::default() {
             limits.movetime = Some(DEFAULT_MOVETIME);
         }
         limits
     }
+}
+
+/// A move's target and hard limit, ms, with `left` ms on the clock, `inc` ms added per
+/// move and `to_go` moves to the next control: the target is the time left shared over
+/// the moves to go plus three quarters of the increment; the cap, never past the clock
+/// less the transport margin, is a quarter of the time left plus the increment's share
+/// (at least the target). Both are at least 1 ms.
+pub fn clock_times(left: u64, inc: u64, to_go: u64) -> (u64, u64) {
+    let usable = left.saturating_sub(CLOCK_MARGIN_MS).max(1);
+    let target = (left / to_go.max(1) + inc * 3 / 4).clamp(1, usable);
+    let cap = (left / 4 + inc * 3 / 4).max(target).min(usable);
+    (target, cap)
 }
 
 type Out<W> = Arc<Mutex<W>>;
@@ -542,14 +559,13 @@ mod tests {
     fn go_words() {
         let g = parse_go(&["wtime", "10000", "btime", "3000", "binc", "100"]);
         assert!(g.notes.is_empty(), "{:?}", g.notes);
-        assert_eq!(
-            g.limits(Side::South).movetime,
-            Some(Duration::from_millis(333))
-        );
-        assert_eq!(
-            g.limits(Side::North).movetime,
-            Some(Duration::from_millis(175))
-        );
+        // South: 10 000 ms over 30 moves to go; the cap is a quarter of the clock.
+        let ms = Duration::from_millis;
+        assert_eq!(g.limits(Side::South).soft, Some(ms(333)));
+        assert_eq!(g.limits(Side::South).movetime, Some(ms(2500)));
+        // North: 3 000 / 30 + ¾ of the 100 ms increment; cap 750 + 75.
+        assert_eq!(g.limits(Side::North).soft, Some(ms(175)));
+        assert_eq!(g.limits(Side::North).movetime, Some(ms(825)));
         // A word that cannot be used is said and ignored; the rest still counts.
         let g = parse_go(&["depth"]);
         assert!(g.notes[0].contains("needs a number"), "{:?}", g.notes);
@@ -576,6 +592,23 @@ mod tests {
         assert_eq!(g.limits(Side::South), Limits::default());
         let g = parse_go(&[]);
         assert_eq!(g.limits(Side::South).movetime, Some(DEFAULT_MOVETIME));
+    }
+
+    #[test]
+    fn clock_times_never_pass_the_clock() {
+        // Tiny clocks: never more than the clock less the margin, never 0.
+        for left in [0, 1, 10, 49, 50, 51, 60, 200, 1000, 60_000] {
+            for inc in [0, 10, 500] {
+                for to_go in [1, 2, 30] {
+                    let (t, cap) = clock_times(left, inc, to_go);
+                    assert!(t >= 1 && t <= cap, "{left} {inc} {to_go}: {t} {cap}");
+                    assert!(cap <= left.saturating_sub(CLOCK_MARGIN_MS).max(1));
+                }
+            }
+        }
+        // One move to go may use nearly all of the clock but the margin.
+        assert_eq!(clock_times(1000, 0, 1), (950, 950));
+        assert_eq!(clock_times(60_000, 500, 30), (2375, 15_375));
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub enum InferencePath {
 }
 
 /// Evaluates batches of positions with the network.
+#[derive(Clone)]
 pub struct NetEvaluator {
     config: ModelConfig,
     encoding: Encoding,
@@ -221,6 +222,10 @@ impl Evaluator for NetEvaluator {
             self.config.blocks, self.config.width, self.config.encoding, self.threads, self.path
         )
         .to_lowercase()
+    }
+
+    fn boxed_clone(&self) -> Option<Box<dyn Evaluator>> {
+        Some(Box::new(self.clone()))
     }
 }
 

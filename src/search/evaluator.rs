@@ -29,6 +29,12 @@ pub trait Evaluator: Send {
 
     /// A short description for logs and reports.
     fn name(&self) -> String;
+
+    /// Another evaluator giving the same answers, with its own buffers (for another
+    /// thread), if this kind can be copied.
+    fn boxed_clone(&self) -> Option<Box<dyn Evaluator>> {
+        None
+    }
 }
 
 /// Uniform priors over the legal moves, value 0.
@@ -60,6 +66,10 @@ impl Evaluator for UniformEvaluator {
 
     fn name(&self) -> String {
         "uniform".into()
+    }
+
+    fn boxed_clone(&self) -> Option<Box<dyn Evaluator>> {
+        Some(Box::new(UniformEvaluator))
     }
 }
 
@@ -106,6 +116,10 @@ impl Evaluator for RolloutEvaluator {
 
     fn name(&self) -> String {
         format!("rollout:{}", self.rollouts)
+    }
+
+    fn boxed_clone(&self) -> Option<Box<dyn Evaluator>> {
+        Some(Box::new(self.clone()))
     }
 }
 

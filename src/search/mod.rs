@@ -2,6 +2,7 @@
 //! `Evaluator` trait only, never burn.
 
 pub mod alphabeta;
+pub mod cache;
 pub mod evaluator;
 pub mod mcts;
 

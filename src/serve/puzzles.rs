@@ -66,6 +66,7 @@ pub fn unique_win(game: &Game, ab: &mut AlphaBeta, limits: &ProofLimits) -> Opti
         depth: Some(depth.min(crate::search::alphabeta::MAX_DEPTH)),
         nodes: Some(limits.nodes),
         movetime: None,
+        soft: None,
     };
     let r = ab.search(game, &at(limits.depth));
     if !(r.is_decided() && r.score_cp > 0) {

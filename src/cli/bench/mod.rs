@@ -3,6 +3,7 @@
 use anyhow::Result;
 use clap::Subcommand;
 
+mod engine;
 mod env;
 mod game;
 mod mcts;
@@ -15,6 +16,9 @@ mod tablebase;
 pub enum Bench {
     /// Rules engine: perft from the start and random playouts, single-threaded.
     Game(game::Args),
+    /// The engine's search with the shipped network: simulations per second by threads
+    /// and leaves per network call, the evaluation cache's hit rate, collisions.
+    Engine(engine::Args),
     /// Batched environment: random-game steps per second on all cores, vs perft.
     Env(env::Args),
     /// Batched MCTS with the default network: simulations per second by games in flight.
@@ -31,6 +35,7 @@ pub enum Bench {
 pub fn run(b: Bench) -> Result<()> {
     match b {
         Bench::Game(a) => game::run(a),
+        Bench::Engine(a) => engine::run(a),
         Bench::Env(a) => env::run(a),
         Bench::Mcts(a) => mcts::run(a),
         Bench::Net(a) => net::run(a),

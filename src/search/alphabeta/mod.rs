@@ -95,8 +95,11 @@ pub struct Limits {
     /// Stop after about this many nodes (checked every 1 024 nodes); the result is
     /// that of the last finished iteration. Deterministic.
     pub nodes: Option<u64>,
-    /// Wall-clock time for the whole search.
+    /// Wall-clock time for the whole search (with a clock: the most it may take).
     pub movetime: Option<Duration>,
+    /// With a clock, the time the search aims at; an engine that manages its time may
+    /// go past it, up to `movetime`. Alpha-beta takes it as its time.
+    pub soft: Option<Duration>,
 }
 
 impl Limits {
@@ -343,7 +346,7 @@ impl AlphaBeta {
             return result;
         }
         let budget = Budget {
-            deadline: limits.movetime.map(|d| t0 + d),
+            deadline: limits.soft.or(limits.movetime).map(|d| t0 + d),
             nodes: limits.nodes.unwrap_or(u64::MAX),
             stop,
         };

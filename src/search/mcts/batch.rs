@@ -287,28 +287,7 @@ impl BatchSearch {
     /// The result of slot `i`'s last search.
     pub fn result(&self, i: usize) -> SearchResult {
         let s = &self.slots[i];
-        let root = s.tree.root_node();
-        let policy = self.rule.policy(&self.cfg, root);
-        let best = self.rule.best(&self.cfg, root, &s.root);
-        SearchResult {
-            visits: root.n,
-            policy,
-            prior: root.raw_prior,
-            q: std::array::from_fn(|a| root.q(a)),
-            value: match self.cfg.search_value {
-                SearchValue::Mean => root.mean_value(),
-                SearchValue::Improved => {
-                    let q = completed_q(root);
-                    (0..6)
-                        .map(|a| policy[a] * q[a])
-                        .sum::<f32>()
-                        .clamp(-1.0, 1.0)
-                }
-            },
-            best,
-            simulations: s.done,
-            legal: root.legal,
-        }
+        root_result(&self.cfg, self.rule, s.tree.root_node(), &s.root, s.done)
     }
 
     /// Picks a move for slot `i` from its last search: with `temperature` > 0 (PUCT) a
@@ -432,16 +411,7 @@ fn descend(s: &mut Slot, how: &Descent<'_>) -> Leaf {
                 tree.backup(&s.path, leaf, v);
                 return Leaf::Done;
             }
-            let c = tree.add_child(rules, id, a, &s.path, s.game.history());
-            if let Some(tb) = tb
-                && tree.node(c).kind != NodeKind::Terminal
-                && let Some(p) = tb.probe(&tree.node(c).pos)
-            {
-                let n = tree.node_mut(c);
-                n.kind = NodeKind::Terminal;
-                n.legal = 0;
-                n.value = p.outcome.score() as f32;
-            }
+            let c = new_child(tree, rules, id, a, &s.path, s.game.history(), tb);
             let n = tree.node(c);
             if n.kind == NodeKind::Terminal {
                 let v = n.value;
@@ -451,5 +421,60 @@ fn descend(s: &mut Slot, how: &Descent<'_>) -> Leaf {
             return Leaf::NeedsEval(c);
         }
         id = child;
+    }
+}
+
+/// Creates the child of `parent` by `action` (see [`SearchTree::add_child`]); a child whose
+/// board the tables `tb` cover is a finished game with the table's result.
+pub(super) fn new_child(
+    tree: &mut SearchTree,
+    rules: RuleSet,
+    parent: NodeId,
+    action: usize,
+    path: &[(NodeId, u8)],
+    history: &crate::game::History,
+    tb: Option<&Tablebase>,
+) -> NodeId {
+    let c = tree.add_child(rules, parent, action, path, history);
+    if let Some(tb) = tb
+        && tree.node(c).kind != NodeKind::Terminal
+        && let Some(p) = tb.probe(&tree.node(c).pos)
+    {
+        let n = tree.node_mut(c);
+        n.kind = NodeKind::Terminal;
+        n.legal = 0;
+        n.value = p.outcome.score() as f32;
+    }
+    c
+}
+
+/// A finished search's result at `root` under `rule`, after `done` simulations.
+pub(super) fn root_result(
+    cfg: &MctsConfig,
+    rule: &dyn SearchRule,
+    root: &super::tree::Node,
+    state: &RootState,
+    done: u32,
+) -> SearchResult {
+    let policy = rule.policy(cfg, root);
+    let best = rule.best(cfg, root, state);
+    SearchResult {
+        visits: root.n,
+        policy,
+        prior: root.raw_prior,
+        q: std::array::from_fn(|a| root.q(a)),
+        value: match cfg.search_value {
+            SearchValue::Mean => root.mean_value(),
+            SearchValue::Improved => {
+                let q = completed_q(root);
+                (0..6)
+                    .map(|a| policy[a] * q[a])
+                    .sum::<f32>()
+                    .clamp(-1.0, 1.0)
+            }
+        },
+        best,
+        simulations: done,
+        legal: root.legal,
     }
 }

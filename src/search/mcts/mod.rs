@@ -5,13 +5,17 @@
 //! - `tree`: the arena-allocated tree of one game.
 //! - `policy`: PUCT and Gumbel selection, improved policy, sequential halving.
 //! - `batch`: `BatchSearch`, the driver over many trees.
+//! - `parallel`: `ParallelSearch`, one tree searched by several threads with batched
+//!   leaves and virtual loss, in bounded memory (the engine's search).
 
 mod batch;
+pub mod parallel;
 pub mod policy;
 mod root;
 pub mod tree;
 
 pub use batch::{BatchSearch, SearchResult};
+pub use parallel::{ParallelSearch, SharedTree, TreeCounters};
 pub use tree::{Leaf, Node, NodeId, NodeKind, SearchTree};
 
 use serde::{Deserialize, Serialize};

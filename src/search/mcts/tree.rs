@@ -280,6 +280,105 @@ impl SearchTree {
         }
     }
 
+    /// Counts a simulation in flight on every edge of `path` as a loss of `vl` for the
+    /// edge's mover (virtual loss): other descents turn away from it until its leaf is
+    /// backed up by [`SearchTree::backup_virtual`] or withdrawn by
+    /// [`SearchTree::revert_virtual`].
+    pub fn add_virtual(&mut self, path: &[(NodeId, u8)], vl: f32) {
+        for &(id, a) in path {
+            let n = &mut self.nodes[id as usize];
+            n.n[a as usize] += 1;
+            n.w[a as usize] -= vl;
+        }
+    }
+
+    /// Withdraws the virtual loss that [`SearchTree::add_virtual`] put on `path`.
+    pub fn revert_virtual(&mut self, path: &[(NodeId, u8)], vl: f32) {
+        for &(id, a) in path {
+            let n = &mut self.nodes[id as usize];
+            n.n[a as usize] -= 1;
+            n.w[a as usize] += vl;
+        }
+    }
+
+    /// Backs up `value` (leaf mover's view) along a `path` that carries a virtual loss of
+    /// `vl`: the visit is already counted, the loss becomes the value.
+    pub fn backup_virtual(&mut self, path: &[(NodeId, u8)], leaf: NodeId, value: f32, vl: f32) {
+        let leaf_side = self.nodes[leaf as usize].pos.side;
+        for &(id, a) in path.iter().rev() {
+            let n = &mut self.nodes[id as usize];
+            let v = if n.pos.side == leaf_side {
+                value
+            } else {
+                -value
+            };
+            n.w[a as usize] += v + vl;
+        }
+    }
+
+    /// Nodes the tree can hold.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Frees room in a full tree by dropping the subtrees below its least-visited edges,
+    /// keeping at most `keep` nodes: the edge's statistics (visits, value) stay in its
+    /// parent, only the nodes below go (a later visit creates the child again). The
+    /// threshold doubles from 2 visits until the rest fits. Returns the nodes kept.
+    /// Call only with no simulation in flight (node ids change).
+    pub fn prune(&mut self, keep: usize) -> usize {
+        let mut min_visits = 2u32;
+        while self.count_kept(min_visits) > keep.max(2) {
+            min_visits = min_visits.saturating_mul(2);
+        }
+        let mut copy = std::mem::take(&mut self.spare);
+        copy.clear();
+        copy.push(self.nodes[0]);
+        copy.push(self.nodes[self.root as usize]);
+        let mut i = 1;
+        while i < copy.len() {
+            let (children, n) = (copy[i].children, copy[i].n);
+            for (a, &c) in children.iter().enumerate() {
+                if c == NONE {
+                    continue;
+                }
+                if n[a] >= min_visits && self.nodes[c as usize].kind != NodeKind::Unexpanded {
+                    let new_id = copy.len() as NodeId;
+                    copy.push(self.nodes[c as usize]);
+                    copy[i].children[a] = new_id;
+                } else {
+                    copy[i].children[a] = NONE;
+                }
+            }
+            i += 1;
+        }
+        self.spare = std::mem::replace(&mut self.nodes, copy);
+        self.root = 1;
+        self.len()
+    }
+
+    /// Nodes [`SearchTree::prune`] would keep at `min_visits`.
+    fn count_kept(&mut self, min_visits: u32) -> usize {
+        let mut ids = std::mem::take(&mut self.scratch);
+        ids.clear();
+        ids.push(self.root);
+        let mut count = 0;
+        while let Some(id) = ids.pop() {
+            count += 1;
+            let n = &self.nodes[id as usize];
+            for (a, &c) in n.children.iter().enumerate() {
+                if c != NONE
+                    && n.n[a] >= min_visits
+                    && self.nodes[c as usize].kind != NodeKind::Unexpanded
+                {
+                    ids.push(c);
+                }
+            }
+        }
+        self.scratch = ids;
+        count
+    }
+
     /// Makes the child by `action` the new root, keeping its subtree (tree reuse);
     /// `new_pos` is the position after the move. The subtree is copied into the spare
     /// arena, so memory stays bounded. Returns false (and starts a fresh tree at
