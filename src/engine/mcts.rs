@@ -60,7 +60,7 @@ pub const DEFAULT_HASH_MB: usize = 256;
 /// The largest `Hash`, MiB.
 const MAX_HASH_MB: usize = 65_536;
 /// Default leaves per network call.
-pub const DEFAULT_MINIBATCH: usize = 16;
+pub const DEFAULT_MINIBATCH: usize = 32;
 /// The largest `MinibatchSize`.
 const MAX_MINIBATCH: usize = 1024;
 /// The most worker threads.
@@ -130,7 +130,7 @@ pub fn default_threads() -> usize {
 /// Nodes a tree of `hash_mb` MiB holds (its two arenas, less the cache's share).
 pub fn tree_nodes(hash_mb: usize) -> usize {
     let bytes = hash_mb * (1 << 20) / CACHE_SHARE * (CACHE_SHARE - 1);
-    bytes / (2 * std::mem::size_of::<Node>())
+    bytes / (2 * std::mem::size_of::<crate::search::mcts::atomic::AtomicNode>())
 }
 
 /// MCTS with an evaluator, for the engine protocol.

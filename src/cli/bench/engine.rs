@@ -59,7 +59,7 @@ pub fn run(a: Args) -> Result<()> {
             };
             set(&mut s, "Threads", threads)?;
             set(&mut s, "MinibatchSize", batch)?;
-            let (mut sims, mut secs, mut collisions, mut calls, mut leaves) = (0, 0.0, 0, 0, 0);
+            let (mut sims, mut secs, mut collisions, mut calls, mut leaves, mut edges) = (0, 0.0, 0, 0, 0, 0);
             let (mut lookups, mut hits) = (0, 0);
             for line in LINES {
                 let mut g = Game::new(rules, crate::game::Position::start());
@@ -77,6 +77,7 @@ pub fn run(a: Args) -> Result<()> {
                 collisions += c.collisions;
                 calls += c.batches;
                 leaves += c.leaves;
+                edges += c.path_edges;
                 let (l, h) = s.cache_counts();
                 lookups += l;
                 hits += h;
@@ -84,13 +85,14 @@ pub fn run(a: Args) -> Result<()> {
             let rate = sims as f64 / secs;
             let hit = hits as f64 / lookups.max(1) as f64;
             let per_call = leaves as f64 / calls.max(1) as f64;
+            let depth = edges as f64 / leaves.max(1) as f64;
             text.push_str(&format!(
-                "threads {threads} batch {batch:>3}: {rate:>9.0} simulations/s, {per_call:>5.1} leaves a call, cache hits {:>4.1}%, {collisions} collisions\n",
+                "threads {threads} batch {batch:>3}: {rate:>9.0} simulations/s, {per_call:>5.1} leaves a call, leaf depth {depth:>4.1}, cache hits {:>4.1}%, {collisions} collisions\n",
                 100.0 * hit
             ));
             rows.push(json!({
                 "threads": threads, "batch": batch, "simulations_per_second": rate,
-                "leaves_per_call": per_call, "cache_hit_rate": hit, "collisions": collisions,
+                "leaves_per_call": per_call, "mean_leaf_depth": depth, "cache_hit_rate": hit, "collisions": collisions,
             }));
         }
     }

@@ -5,9 +5,11 @@
 //! - `tree`: the arena-allocated tree of one game.
 //! - `policy`: PUCT and Gumbel selection, improved policy, sequential halving.
 //! - `batch`: `BatchSearch`, the driver over many trees.
+//! - `atomic`: `AtomicTree`, a tree that several threads grow at once without a lock.
 //! - `parallel`: `ParallelSearch`, one tree searched by several threads with batched
 //!   leaves and virtual loss, in bounded memory (the engine's search).
 
+pub mod atomic;
 mod batch;
 pub mod parallel;
 pub mod policy;

@@ -1,65 +1,42 @@
 //! `ParallelSearch`: one game's tree searched by several threads at once, each sending
 //! the network a batch of leaves (as lc0 does on a CPU).
 //!
-//! - **Leaf batching with virtual loss.** A worker takes the tree's lock, descends up to
-//!   `batch` times, and marks each path with a virtual loss (a visit counted as a loss
-//!   for the mover) so that the next descent turns elsewhere. It releases the lock while
-//!   its evaluator runs, then takes it again to expand the leaves and turn each virtual
-//!   loss into the leaf's value. A descent that meets a leaf already in flight (a
-//!   collision) withdraws its virtual loss and ends the batch early.
-//! - **Threads.** Each worker has its own evaluator (the network's buffers are per
-//!   thread); they share the tree (one lock, held only for descents and backups) and an
-//!   evaluation cache if their evaluators wrap one. With one thread the search is
-//!   deterministic: the same position, budget and batch give the same tree.
-//! - **A tree bounded in memory that never stops growing.** The tree holds a fixed number
-//!   of nodes (the engine's `Hash`). When a batch would not fit, the least-visited
-//!   subtrees are dropped ([`SearchTree::prune`]): their edges keep their visits and
-//!   values in the parent, and a later visit creates the node again (the cache answers
-//!   its evaluation). A search can run for minutes.
+//! - **Leaf batching with virtual loss.** A worker descends up to `batch` times and marks
+//!   each new leaf's path with a virtual loss (a visit counted as a loss for the mover),
+//!   so that the next descent turns elsewhere; it evaluates the leaves in one call, then
+//!   turns each virtual loss into the leaf's value. A descent that meets a leaf already
+//!   in flight (a collision) ends the batch early.
+//! - **Threads without a lock.** The workers share an [`AtomicTree`]: they descend, add
+//!   nodes and back up at the same time. Each has its own evaluator (the network's
+//!   buffers are per thread); they share an evaluation cache if their evaluators wrap
+//!   one. With one thread the search is deterministic: the same position, budget and
+//!   batch give the same tree.
+//! - **A tree bounded in memory that never stops growing.** When a batch would not fit,
+//!   the workers pause (a write lock they otherwise share for reading) and one of them
+//!   drops the least-visited subtrees ([`AtomicTree::prune`]): their edges keep their
+//!   visits and values in the parent, and a later visit creates the node again (the
+//!   cache answers its evaluation). A search can run for minutes.
 //! - **A controller.** The calling thread watches the search while the workers run: a
 //!   callback every millisecond decides whether to go on (clock, `stop`, info lines).
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 use std::time::Duration;
 
-use super::batch::{SearchResult, new_child, root_result};
+use super::atomic::{AtomicTree, CLAIMED, EXPANDED, NewChild, TERMINAL, UNEXPANDED};
+use super::batch::{SearchResult, root_result};
 use super::root::{Puct, RootState, Schedules, SearchRule, Start, most_visited};
-use super::tree::{NodeId, NodeKind, SearchTree};
-use super::{Algorithm, MctsConfig};
+use super::tree::NodeId;
+use super::{Algorithm, MctsConfig, Node};
 use crate::game::{Game, Position, RuleSet};
 use crate::rng::Rng;
 use crate::search::{Evaluation, Evaluator};
 use crate::tablebase::Tablebase;
-use std::sync::Arc;
 
 /// The virtual loss of a simulation in flight, in value units (a loss for the mover).
 pub const VIRTUAL_LOSS: f32 = 1.0;
 /// How often the controller looks at the search.
 const POLL: Duration = Duration::from_millis(1);
-
-/// What the workers share: the tree and the search's counters, behind one lock.
-struct State {
-    tree: SearchTree,
-    game: Game,
-    /// Simulations finished in this search.
-    done: u32,
-    /// Leaves sent to an evaluator and not yet backed up.
-    in_flight: u32,
-    /// The root is being evaluated.
-    root_pending: bool,
-    /// Simulations this search may run.
-    target: u32,
-    root: RootState,
-    rng: Rng,
-    /// Descents that met a leaf in flight, this search.
-    collisions: u64,
-    /// Times the tree was pruned, this search.
-    prunes: u32,
-    /// Network calls and the leaves they carried, this search.
-    batches: u64,
-    leaves: u64,
-}
 
 /// How a descent ended.
 enum Descent {
@@ -69,6 +46,23 @@ enum Descent {
     Terminal,
     /// A leaf already in flight: nothing was changed.
     Collision,
+    /// No room for the new leaf: the tree must be pruned.
+    Full,
+}
+
+/// The search's counters, shared by the workers.
+#[derive(Default)]
+struct Counts {
+    /// Simulations started (finished or in flight), against the budget.
+    started: AtomicU32,
+    /// Simulations finished.
+    done: AtomicU32,
+    collisions: AtomicU64,
+    prunes: AtomicU32,
+    batches: AtomicU64,
+    leaves: AtomicU64,
+    /// Edges on the paths of the evaluated leaves.
+    path_edges: AtomicU64,
 }
 
 /// The tree and what the workers and the controller share.
@@ -76,7 +70,14 @@ pub struct SharedTree {
     cfg: MctsConfig,
     rules: RuleSet,
     tb: Option<Arc<Tablebase>>,
-    state: Mutex<State>,
+    tree: RwLock<AtomicTree>,
+    game: Game,
+    target: u32,
+    counts: Counts,
+    /// The root's noise state and the search's generator (touched when the root is
+    /// expanded and when a move is sampled).
+    root: Mutex<(RootState, Rng)>,
+    prune_wanted: AtomicBool,
     halt: AtomicBool,
     running: AtomicUsize,
     batch: usize,
@@ -98,121 +99,6 @@ pub struct ParallelSearch {
     workers: Vec<Worker>,
 }
 
-impl SharedTree {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Simulations finished in the current (or last) search.
-    pub fn done(&self) -> u32 {
-        self.lock().done
-    }
-
-    /// A copy of the root node and the simulations finished so far.
-    pub fn root_and_done(&self) -> (super::tree::Node, u32) {
-        let st = self.lock();
-        (*st.tree.root_node(), st.done)
-    }
-
-    /// The result so far.
-    pub fn result(&self) -> SearchResult {
-        let st = self.lock();
-        root_result(&self.cfg, &Puct, st.tree.root_node(), &st.root, st.done)
-    }
-
-    /// The most-visited line from the root, at most `max_len` moves.
-    pub fn principal_variation(&self, max_len: usize) -> Vec<usize> {
-        let st = self.lock();
-        let t = &st.tree;
-        let mut id = t.root();
-        let mut pv = Vec::new();
-        while pv.len() < max_len {
-            let n = t.node(id);
-            if n.kind != NodeKind::Expanded || n.visits() == 0 {
-                break;
-            }
-            let a = most_visited(n.n, n.legal, |a| n.q(a).unwrap_or(f32::NEG_INFINITY));
-            pv.push(a);
-            match n.children[a] {
-                0 => break,
-                c => id = c,
-            }
-        }
-        pv
-    }
-
-    /// The deepest node of the tree, in plies below the root.
-    pub fn depth(&self) -> u32 {
-        let st = self.lock();
-        let t = &st.tree;
-        let mut deepest = 0;
-        let mut stack = vec![(t.root(), 0u32)];
-        while let Some((id, d)) = stack.pop() {
-            deepest = deepest.max(d);
-            for &c in &t.node(id).children {
-                if c != 0 {
-                    stack.push((c, d + 1));
-                }
-            }
-        }
-        deepest
-    }
-
-    /// Nodes in the tree, its capacity, collisions and prunes of this search.
-    pub fn counters(&self) -> TreeCounters {
-        let st = self.lock();
-        TreeCounters {
-            nodes: st.tree.len(),
-            capacity: st.tree.capacity(),
-            collisions: st.collisions,
-            prunes: st.prunes,
-            batches: st.batches,
-            leaves: st.leaves,
-        }
-    }
-
-    /// One descent from the root under the lock, with virtual loss on a new leaf's path.
-    fn descend(&self, st: &mut State, path: &mut Vec<(NodeId, u8)>) -> Descent {
-        path.clear();
-        let root = st.tree.root();
-        let mut id = root;
-        loop {
-            let node = st.tree.node(id);
-            match node.kind {
-                NodeKind::Terminal => {
-                    let v = node.value;
-                    st.tree.backup(path, id, v);
-                    return Descent::Terminal;
-                }
-                NodeKind::Unexpanded if id == root && !st.root_pending => {
-                    st.root_pending = true;
-                    return Descent::Leaf(id);
-                }
-                // Below the root an unexpanded node is always in flight.
-                NodeKind::Unexpanded => return Descent::Collision,
-                NodeKind::Expanded => {}
-            }
-            let a = super::policy::puct_select(node, &self.cfg);
-            let child = node.children[a];
-            path.push((id, a as u8));
-            if child == 0 {
-                let h = st.game.history();
-                let tb = self.tb.as_deref();
-                let c = new_child(&mut st.tree, self.rules, id, a, path, h, tb);
-                let n = st.tree.node(c);
-                if n.kind == NodeKind::Terminal {
-                    let v = n.value;
-                    st.tree.backup(path, c, v);
-                    return Descent::Terminal;
-                }
-                st.tree.add_virtual(path, VIRTUAL_LOSS);
-                return Descent::Leaf(c);
-            }
-            id = child;
-        }
-    }
-}
-
 /// Counters of a search, for reports and benchmarks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TreeCounters {
@@ -228,6 +114,137 @@ pub struct TreeCounters {
     pub batches: u64,
     /// Leaves those calls carried.
     pub leaves: u64,
+    /// Edges on their paths (÷ leaves: the mean depth of a new leaf).
+    pub path_edges: u64,
+}
+
+impl SharedTree {
+    fn read(&self) -> RwLockReadGuard<'_, AtomicTree> {
+        self.tree.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Simulations finished in the current (or last) search.
+    pub fn done(&self) -> u32 {
+        self.counts.done.load(Ordering::Relaxed)
+    }
+
+    /// A copy of the root node and the simulations finished so far.
+    pub fn root_and_done(&self) -> (Node, u32) {
+        let t = self.read();
+        (t.snapshot(t.root()), self.done())
+    }
+
+    /// The result so far.
+    pub fn result(&self) -> SearchResult {
+        let (root, done) = self.root_and_done();
+        let state = self.root.lock().unwrap_or_else(|e| e.into_inner());
+        root_result(&self.cfg, &Puct, &root, &state.0, done)
+    }
+
+    /// The most-visited line from the root, at most `max_len` moves.
+    pub fn principal_variation(&self, max_len: usize) -> Vec<usize> {
+        let t = self.read();
+        let mut id = t.root();
+        let mut pv = Vec::new();
+        while pv.len() < max_len {
+            let n = t.node(id).snapshot();
+            if t.node(id).kind() != EXPANDED || n.visits() == 0 {
+                break;
+            }
+            let a = most_visited(n.n, n.legal, |a| n.q(a).unwrap_or(f32::NEG_INFINITY));
+            pv.push(a);
+            match n.children[a] {
+                0 => break,
+                c => id = c,
+            }
+        }
+        pv
+    }
+
+    /// The deepest node of the tree, in plies below the root.
+    pub fn depth(&self) -> u32 {
+        self.read().depth()
+    }
+
+    /// Nodes in the tree, its capacity, and this search's counters.
+    pub fn counters(&self) -> TreeCounters {
+        let (nodes, capacity) = {
+            let t = self.read();
+            (t.len(), t.capacity())
+        };
+        let c = &self.counts;
+        TreeCounters {
+            nodes,
+            capacity,
+            collisions: c.collisions.load(Ordering::Relaxed),
+            prunes: c.prunes.load(Ordering::Relaxed),
+            batches: c.batches.load(Ordering::Relaxed),
+            leaves: c.leaves.load(Ordering::Relaxed),
+            path_edges: c.path_edges.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Takes one simulation of the budget; false when it is spent.
+    fn start_one(&self) -> bool {
+        let s = &self.counts.started;
+        if s.fetch_add(1, Ordering::Relaxed) < self.target {
+            true
+        } else {
+            s.fetch_sub(1, Ordering::Relaxed);
+            false
+        }
+    }
+
+    /// One descent from the root, with virtual loss on a new leaf's path.
+    fn descend(&self, t: &AtomicTree, path: &mut Vec<(NodeId, u8)>) -> Descent {
+        path.clear();
+        let root = t.root();
+        let mut id = root;
+        loop {
+            let node = t.node(id);
+            match node.kind() {
+                TERMINAL => {
+                    t.backup(path, id, node.value(), 0.0);
+                    return Descent::Terminal;
+                }
+                UNEXPANDED if id == root && t.claim_root() => return Descent::Leaf(id),
+                // Below the root an unexpanded node is always in flight.
+                UNEXPANDED | CLAIMED => return Descent::Collision,
+                _ => {}
+            }
+            let a = node.puct_select(self.cfg.c_puct, self.cfg.fpu_reduction);
+            path.push((id, a as u8));
+            let child = node.child(a);
+            if child != 0 {
+                id = child;
+                continue;
+            }
+            let tb = self.tb.as_deref();
+            match t.add_child(self.rules, id, a, path, self.game.history(), tb) {
+                NewChild::Created(c) if t.node(c).kind() == TERMINAL => {
+                    t.backup(path, c, t.node(c).value(), 0.0);
+                    return Descent::Terminal;
+                }
+                NewChild::Created(c) => {
+                    t.add_virtual(path, VIRTUAL_LOSS);
+                    return Descent::Leaf(c);
+                }
+                NewChild::Existing(c) => id = c,
+                NewChild::Full => return Descent::Full,
+            }
+        }
+    }
+
+    /// Prunes the tree if it is still short of room, with every worker paused.
+    fn prune(&self, room: usize) {
+        let mut t = self.tree.write().unwrap_or_else(|e| e.into_inner());
+        if !t.has_room(room) {
+            let keep = t.capacity() / 2;
+            t.prune(keep);
+            self.counts.prunes.fetch_add(1, Ordering::Relaxed);
+        }
+        self.prune_wanted.store(false, Ordering::Relaxed);
+    }
 }
 
 impl Worker {
@@ -238,82 +255,105 @@ impl Worker {
             self.paths.resize_with(batch, || Vec::with_capacity(64));
         }
         while !t.halt.load(Ordering::Relaxed) {
-            match self.gather(t, batch) {
-                Some(0) => std::thread::yield_now(),
-                Some(n) => self.evaluate_and_backup(t, n),
-                None => break,
+            if t.prune_wanted.load(Ordering::Relaxed) {
+                t.prune(batch);
+            }
+            let tree = t.read();
+            let (n, more) = self.gather(t, &tree, batch);
+            if n > 0 {
+                self.evaluate_and_backup(t, &tree, n);
+            }
+            drop(tree);
+            if !more {
+                break;
+            }
+            if n == 0 {
+                std::thread::yield_now();
             }
         }
         t.running.fetch_sub(1, Ordering::AcqRel);
     }
 
-    /// Takes up to `batch` leaves under the lock. `None`: nothing left to do.
-    fn gather(&mut self, t: &SharedTree, batch: usize) -> Option<usize> {
-        let mut st = t.lock();
-        let quota = st.target.saturating_sub(st.done + st.in_flight) as usize;
-        if quota == 0 || st.tree.root_node().kind == NodeKind::Terminal {
-            return None;
-        }
-        let quota = quota.min(batch);
-        if !st.tree.has_room(quota) {
-            if st.in_flight > 0 {
-                return Some(0);
-            }
-            let keep = st.tree.capacity() / 2;
-            st.tree.prune(keep);
-            st.prunes += 1;
-        }
+    /// Takes up to `batch` leaves. Returns how many, and whether there is more to do.
+    /// The first collision ends the batch (measured: giving collided paths a virtual
+    /// loss too and going on, as lc0 can, made two threads slower here: the tree is
+    /// narrow, and the detours cost whole descents).
+    fn gather(&mut self, t: &SharedTree, tree: &AtomicTree, batch: usize) -> (usize, bool) {
         self.positions.clear();
         self.legal.clear();
         self.leaves.clear();
-        for _ in 0..quota {
-            match t.descend(&mut st, &mut self.paths[self.leaves.len()]) {
+        if tree.node(tree.root()).kind() == TERMINAL {
+            return (0, false);
+        }
+        if !tree.has_room(batch) {
+            t.prune_wanted.store(true, Ordering::Relaxed);
+            return (0, true);
+        }
+        while self.leaves.len() < batch {
+            if !t.start_one() {
+                return (self.leaves.len(), !self.leaves.is_empty());
+            }
+            let path = &mut self.paths[self.leaves.len()];
+            match t.descend(tree, path) {
                 Descent::Leaf(id) => {
-                    let n = st.tree.node(id);
+                    let c = &t.counts;
+                    c.path_edges.fetch_add(path.len() as u64, Ordering::Relaxed);
+                    let n = tree.node(id).snapshot();
                     self.positions.push(n.pos);
                     self.legal.push(n.legal);
                     self.leaves.push(id);
                 }
-                Descent::Terminal => st.done += 1,
-                // The tree has no other leaf worth taking now: send what there is.
+                Descent::Terminal => {
+                    t.counts.done.fetch_add(1, Ordering::Relaxed);
+                }
                 Descent::Collision => {
-                    st.collisions += 1;
+                    t.counts.started.fetch_sub(1, Ordering::Relaxed);
+                    t.counts.collisions.fetch_add(1, Ordering::Relaxed);
+                    break;
+                }
+                Descent::Full => {
+                    t.counts.started.fetch_sub(1, Ordering::Relaxed);
+                    t.prune_wanted.store(true, Ordering::Relaxed);
                     break;
                 }
             }
         }
-        st.in_flight += self.leaves.len() as u32;
-        if !self.leaves.is_empty() {
-            st.batches += 1;
-            st.leaves += self.leaves.len() as u64;
+        let n = self.leaves.len();
+        if n > 0 {
+            t.counts.batches.fetch_add(1, Ordering::Relaxed);
+            t.counts.leaves.fetch_add(n as u64, Ordering::Relaxed);
         }
-        Some(self.leaves.len())
+        (n, true)
     }
 
-    /// Evaluates the gathered leaves without the lock, then backs them up under it.
-    fn evaluate_and_backup(&mut self, t: &SharedTree, n: usize) {
+    /// Evaluates the gathered leaves, expands them and backs them up.
+    fn evaluate_and_backup(&mut self, t: &SharedTree, tree: &AtomicTree, n: usize) {
         if self.out.len() < n {
             self.out.resize(n, Evaluation::default());
         }
         self.evaluator
             .evaluate(t.rules, &self.positions, &self.legal, &mut self.out[..n]);
-        let mut st = t.lock();
-        let st = &mut *st;
         for k in 0..n {
             let id = self.leaves[k];
-            st.tree.expand(id, &self.out[k]);
             let path = &self.paths[k];
             if path.is_empty() {
-                st.root_pending = false;
-                let root = st.tree.node_mut(id);
-                Puct.root_expanded(&t.cfg, root, &mut st.rng, &mut st.root);
+                // The root: its noise (if due) goes into its priors before it is open.
+                let mut root = tree.node(id).snapshot();
+                root.raw_prior = super::tree::legal_priors(root.legal, &self.out[k]);
+                root.prior = root.raw_prior;
+                let mut g = t.root.lock().unwrap_or_else(|e| e.into_inner());
+                let (state, rng) = &mut *g;
+                Puct.root_expanded(&t.cfg, &mut root, rng, state);
+                tree.expand(id, &self.out[k], Some(&root.prior));
+                // The root's evaluation is not a simulation.
+                t.counts.started.fetch_sub(1, Ordering::Relaxed);
             } else {
-                let v = st.tree.node(id).value;
-                st.tree.backup_virtual(path, id, v, VIRTUAL_LOSS);
-                st.done += 1;
+                tree.expand(id, &self.out[k], None);
+                let v = tree.node(id).value();
+                tree.backup(path, id, v, VIRTUAL_LOSS);
+                t.counts.done.fetch_add(1, Ordering::Relaxed);
             }
         }
-        st.in_flight -= n as u32;
     }
 }
 
@@ -328,32 +368,14 @@ impl ParallelSearch {
         nodes: usize,
         seed: u64,
     ) -> ParallelSearch {
-        assert!(
-            !evaluators.is_empty(),
-            "a search needs at least one evaluator"
-        );
+        assert!(!evaluators.is_empty(), "a search needs at least one evaluator");
         let cfg = MctsConfig {
             algorithm: Algorithm::Puct,
             ..cfg
         };
         let game = Game::new(rules, Position::start());
-        let mut tree = SearchTree::new(nodes.max(64));
-        tree.reset(*game.position());
-        tree.prepare_root(rules);
-        let state = State {
-            tree,
-            game,
-            done: 0,
-            in_flight: 0,
-            root_pending: false,
-            target: 0,
-            root: RootState::default(),
-            rng: Rng::new(seed),
-            collisions: 0,
-            prunes: 0,
-            batches: 0,
-            leaves: 0,
-        };
+        let mut tree = AtomicTree::new(nodes.max(64));
+        tree.reset(*game.position(), rules);
         let workers = evaluators
             .into_iter()
             .map(|evaluator| Worker {
@@ -370,7 +392,12 @@ impl ParallelSearch {
                 cfg,
                 rules,
                 tb: None,
-                state: Mutex::new(state),
+                tree: RwLock::new(tree),
+                game,
+                target: 0,
+                counts: Counts::default(),
+                root: Mutex::new((RootState::default(), Rng::new(seed))),
+                prune_wanted: AtomicBool::new(false),
                 halt: AtomicBool::new(false),
                 running: AtomicUsize::new(0),
                 batch: batch.max(1),
@@ -411,58 +438,58 @@ impl ParallelSearch {
     }
 
     /// The game at the root.
-    pub fn game(&self) -> Game {
-        self.shared.lock().game.clone()
+    pub fn game(&self) -> &Game {
+        &self.shared.game
+    }
+
+    fn tree_mut(&mut self) -> &mut AtomicTree {
+        self.shared.tree.get_mut().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Puts `game` at the root. When it continues the game at the root (the same start
     /// and more moves), the subtree of the moves played is kept and the rest freed;
-    /// otherwise the tree starts afresh. Returns whether the subtree was kept.
+    /// otherwise the tree starts afresh. Returns whether a searched subtree was kept.
     pub fn set_game(&mut self, game: &Game) -> bool {
-        let st = self
-            .shared
-            .state
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner());
         let rules = self.shared.rules;
-        let continues = st.game.start() == game.start()
-            && game.moves().starts_with(st.game.moves())
+        let old = &self.shared.game;
+        let continues = old.start() == game.start()
+            && game.moves().starts_with(old.moves())
             && game.rules() == rules;
-        if continues {
-            let extra = game.moves()[st.game.moves().len()..].to_vec();
-            let mut kept = true;
-            for (_, a) in extra {
-                let a = a as usize;
-                if st.game.play(a).is_err() {
-                    kept = false;
-                    break;
-                }
-                let pos = *st.game.position();
-                if kept && !st.tree.advance(a, pos, 0) {
-                    kept = false;
-                }
+        let extra: Vec<usize> = if continues {
+            game.moves()[old.moves().len()..]
+                .iter()
+                .map(|&(_, a)| a as usize)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut replay = self.shared.game.clone();
+        let mut kept = continues;
+        for a in extra {
+            if replay.play(a).is_err() {
+                kept = false;
+                break;
             }
-            if kept && st.tree.root_node().pos == *game.position() {
-                return st.tree.root_node().visits() > 0;
+            let pos = *replay.position();
+            if kept && !self.tree_mut().advance(a, pos, rules) {
+                kept = false;
             }
         }
-        st.game = game.clone();
-        st.tree.reset(*game.position());
-        st.tree.prepare_root(rules);
+        self.shared.game = game.clone();
+        let t = self.tree_mut();
+        if kept && t.node(t.root()).pos() == *game.position() {
+            return t.node(t.root()).snapshot().visits() > 0;
+        }
+        t.reset(*game.position(), rules);
         false
     }
 
     /// Forgets the tree (a new game).
     pub fn clear(&mut self) {
         let g = Game::new(self.shared.rules, Position::start());
-        let st = self
-            .shared
-            .state
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner());
-        st.game = g.clone();
-        st.tree.reset(*g.position());
-        st.tree.prepare_root(self.shared.rules);
+        let rules = self.shared.rules;
+        self.tree_mut().reset(*g.position(), rules);
+        self.shared.game = g;
     }
 
     /// Searches the root for at most `simulations` more simulations (reused visits not
@@ -476,35 +503,8 @@ impl ParallelSearch {
         noise: bool,
         mut watch: impl FnMut(&SharedTree) -> bool,
     ) {
-        {
-            let st = self
-                .shared
-                .state
-                .get_mut()
-                .unwrap_or_else(|e| e.into_inner());
-            if st.game.is_over() || st.tree.root_node().kind == NodeKind::Terminal {
-                return;
-            }
-            st.done = 0;
-            st.target = simulations.max(1);
-            st.collisions = 0;
-            st.prunes = 0;
-            st.batches = 0;
-            st.leaves = 0;
-            st.root = RootState::default();
-            let legal = st.game.legal_moves();
-            let root = st.tree.root();
-            let node = st.tree.node_mut(root);
-            node.prior = node.raw_prior;
-            let start = Start {
-                root: node,
-                legal,
-                simulations: st.target,
-                noise,
-                rng: &mut st.rng,
-                state: &mut st.root,
-            };
-            Puct.begin(&self.shared.cfg, &mut Schedules::default(), start);
+        if self.shared.game.is_over() || !self.begin(simulations, noise) {
+            return;
         }
         let shared = &self.shared;
         if !watch(shared) {
@@ -523,6 +523,36 @@ impl ParallelSearch {
                 std::thread::sleep(POLL);
             }
         });
+    }
+
+    /// Resets the counters and prepares the root (noise). False if the root is over.
+    fn begin(&mut self, simulations: u32, noise: bool) -> bool {
+        let legal = self.shared.game.legal_moves();
+        let sh = &mut self.shared;
+        sh.target = simulations.max(1);
+        sh.counts = Counts::default();
+        sh.prune_wanted.store(false, Ordering::Relaxed);
+        let t = sh.tree.get_mut().unwrap_or_else(|e| e.into_inner());
+        let r = t.root();
+        if t.node(r).kind() == TERMINAL {
+            return false;
+        }
+        let mut root = t.snapshot(r);
+        root.prior = root.raw_prior;
+        let g = sh.root.get_mut().unwrap_or_else(|e| e.into_inner());
+        g.0 = RootState::default();
+        let (state, rng) = (&mut g.0, &mut g.1);
+        let start = Start {
+            root: &mut root,
+            legal,
+            simulations: sh.target,
+            noise,
+            rng,
+            state,
+        };
+        Puct.begin(&sh.cfg, &mut Schedules::default(), start);
+        t.set_root_priors(&root.prior);
+        true
     }
 
     /// The result of the last search.
@@ -545,12 +575,8 @@ impl ParallelSearch {
             }
         });
         let total: f64 = w.iter().sum();
-        let st = self
-            .shared
-            .state
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner());
-        let mut x = st.rng.unit_f64() * total;
+        let g = self.shared.root.get_mut().unwrap_or_else(|e| e.into_inner());
+        let mut x = g.1.unit_f64() * total;
         for (a, &wa) in w.iter().enumerate() {
             if wa > 0.0 {
                 if x < wa {

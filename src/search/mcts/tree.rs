@@ -79,6 +79,51 @@ impl Node {
     }
 }
 
+/// The position after `action` from `parent`, its legal moves, and its exact value for
+/// its mover if the game is over there: by the rules' endings, or by a repetition of a
+/// position on the way down (`on_path(key)`) or in the game's `history`. Positions before
+/// the last capture have other stores, so comparing whole keys against everything seen is
+/// the rule "since the last capture".
+pub fn judge_child(
+    parent: &Position,
+    rules: RuleSet,
+    action: usize,
+    on_path: impl Fn(u128) -> bool,
+    history: &History,
+) -> (Position, u8, Option<f32>) {
+    let mut pos = *parent;
+    let info = pos.apply(rules, action);
+    let repeated = info.captured == 0 && (on_path(pos.key()) || history.contains(&pos));
+    let outcome = if repeated {
+        Some(pos.share_out(EndReason::Repetition, rules.repetition))
+    } else {
+        pos.status(rules)
+    };
+    match outcome {
+        Some(o) => (pos, 0, Some(o.score_for(pos.side) as f32)),
+        None => (pos, pos.legal_moves(rules), None),
+    }
+}
+
+/// An evaluation's priors on the `legal` moves, renormalised (uniform if they carry no
+/// weight there).
+pub fn legal_priors(legal: u8, e: &Evaluation) -> [f32; 6] {
+    let mut p = [0.0f32; 6];
+    let mut sum = 0.0;
+    for a in 0..6 {
+        if legal & (1 << a) != 0 {
+            p[a] = e.priors[a].max(0.0);
+            sum += p[a];
+        }
+    }
+    if sum > 0.0 && sum.is_finite() {
+        p.iter_mut().for_each(|x| *x /= sum);
+        p
+    } else {
+        crate::search::uniform_priors(legal)
+    }
+}
+
 /// Where a descent ended.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Leaf {
@@ -171,27 +216,21 @@ impl SearchTree {
         path: &[(NodeId, u8)],
         history: &History,
     ) -> NodeId {
-        let mut pos = self.nodes[parent as usize].pos;
-        let info = pos.apply(rules, action);
         let id = self.nodes.len() as NodeId;
+        let (pos, legal, end) = judge_child(
+            &self.nodes[parent as usize].pos,
+            rules,
+            action,
+            |key| path.iter().any(|&(p, _)| self.nodes[p as usize].pos.key() == key),
+            history,
+        );
         let mut node = Node::new(pos);
-        let key = pos.key();
-        let repeated = info.captured == 0
-            && (path
-                .iter()
-                .any(|&(p, _)| self.nodes[p as usize].pos.key() == key)
-                || history.contains(&pos));
-        let outcome = if repeated {
-            Some(pos.share_out(EndReason::Repetition, rules.repetition))
-        } else {
-            pos.status(rules)
-        };
-        match outcome {
-            Some(o) => {
+        match end {
+            Some(v) => {
                 node.kind = NodeKind::Terminal;
-                node.value = o.score_for(pos.side) as f32;
+                node.value = v;
             }
-            None => node.legal = pos.legal_moves(rules),
+            None => node.legal = legal,
         }
         self.nodes.push(node);
         self.nodes[parent as usize].children[action] = id;
@@ -241,23 +280,7 @@ impl SearchTree {
     pub fn expand(&mut self, id: NodeId, e: &Evaluation) {
         let n = &mut self.nodes[id as usize];
         debug_assert_eq!(n.kind, NodeKind::Unexpanded);
-        let mut sum = 0.0;
-        for a in 0..6 {
-            let p = if n.legal & (1 << a) != 0 {
-                e.priors[a].max(0.0)
-            } else {
-                0.0
-            };
-            n.raw_prior[a] = p;
-            sum += p;
-        }
-        if sum > 0.0 && sum.is_finite() {
-            for p in &mut n.raw_prior {
-                *p /= sum;
-            }
-        } else {
-            n.raw_prior = crate::search::uniform_priors(n.legal);
-        }
+        n.raw_prior = legal_priors(n.legal, e);
         n.prior = n.raw_prior;
         n.value = e.value.clamp(-1.0, 1.0);
         n.kind = NodeKind::Expanded;
