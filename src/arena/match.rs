@@ -398,6 +398,7 @@ const ENGINE_MAX_START_FAILURES: u32 = 3;
 /// restarted after any failure (the game it failed in is lost).
 struct EngineDriver {
     command: String,
+    limit: AlphaBetaLimit,
     go_args: String,
     move_timeout: Duration,
     rules: RuleSet,
@@ -415,9 +416,16 @@ impl EngineDriver {
                 format!("movetime {ms}"),
                 Duration::from_millis(2 * ms + 5000),
             ),
+            // In a match the words follow the clocks move by move; alone (a position to
+            // judge), each move gets a full clock.
+            AlphaBetaLimit::Clock { base_ms, inc_ms } => (
+                format!("wtime {base_ms} btime {base_ms} winc {inc_ms} binc {inc_ms}"),
+                Duration::from_millis(base_ms + 5000),
+            ),
         };
         EngineDriver {
             command: command.to_string(),
+            limit,
             go_args,
             move_timeout,
             rules,
@@ -446,7 +454,8 @@ impl EngineDriver {
     }
 
     /// The engine's move in `game`, or why it has none (the game is then forfeited).
-    fn best_move(&mut self, game: &Game) -> Result<usize, String> {
+    /// `clocks` (South's, North's, ms) replace the fixed limit for an engine on a clock.
+    fn best_move(&mut self, game: &Game, clocks: Option<[u64; 2]>) -> Result<usize, String> {
         if let Some(why) = &self.given_up {
             return Err(format!(
                 "engine given up after {ENGINE_MAX_START_FAILURES} failed starts: {why}"
@@ -468,7 +477,21 @@ impl EngineDriver {
             }
         }
         let p = self.process.as_mut().expect("started above");
-        match p.best_move(game, &self.go_args, self.move_timeout) {
+        let (go, timeout) = match (self.limit, clocks) {
+            (AlphaBetaLimit::Clock { inc_ms, .. }, Some([w, b])) => {
+                let mine = if game.position().side == Side::South {
+                    w
+                } else {
+                    b
+                };
+                (
+                    format!("wtime {w} btime {b} winc {inc_ms} binc {inc_ms}"),
+                    Duration::from_millis(mine + 5000),
+                )
+            }
+            _ => (self.go_args.clone(), self.move_timeout),
+        };
+        match p.best_move(game, &go, timeout) {
             Ok(Some(a)) => Ok(a as usize),
             Ok(None) => {
                 self.process = None;
@@ -508,10 +531,10 @@ impl Drop for EngineDriver {
 /// Runs `f` on every job (slot, game), the jobs split into one contiguous share per
 /// worker, each share on its own thread with its own worker. Results come back in job
 /// order, so they do not depend on the number of workers.
-fn in_parallel<W: Send, R: Send>(
+fn in_parallel<W: Send, J: Sync, R: Send>(
     workers: &mut [W],
-    jobs: &[(usize, &Game)],
-    f: &(impl Fn(&mut W, &Game) -> R + Sync),
+    jobs: &[(usize, &J)],
+    f: &(impl Fn(&mut W, &J) -> R + Sync),
 ) -> Vec<(usize, R)> {
     if workers.len() <= 1 || jobs.len() <= 1 {
         let w = &mut workers[0];
@@ -534,6 +557,17 @@ fn in_parallel<W: Send, R: Send>(
 }
 
 impl<'p> Driver<'p> {
+    /// The player's clock (base, increment, ms), if it plays on one.
+    fn clock(&self) -> Option<(u64, u64)> {
+        match self {
+            Driver::Engine(e) => match e.first()?.limit {
+                AlphaBetaLimit::Clock { base_ms, inc_ms } => Some((base_ms, inc_ms)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     fn new(
         player: &'p mut Player,
         cfg: &MatchConfig,
@@ -572,10 +606,15 @@ impl<'p> Driver<'p> {
                 let limits = match *limit {
                     AlphaBetaLimit::Depth(d) => Limits::depth(d),
                     AlphaBetaLimit::MoveTime(ms) => Limits::movetime_ms(ms),
+                    AlphaBetaLimit::Clock { .. } => {
+                        return Err(MatchError::Config(
+                            "a clock (tc=) is for engine players".into(),
+                        ));
+                    }
                 };
                 let threads = match limit {
                     // Timed searches would steal each other's time when run side by side.
-                    AlphaBetaLimit::MoveTime(_) => 1,
+                    AlphaBetaLimit::MoveTime(_) | AlphaBetaLimit::Clock { .. } => 1,
                     AlphaBetaLimit::Depth(_) => cfg.threads(),
                 };
                 Driver::AlphaBeta {
@@ -592,7 +631,7 @@ impl<'p> Driver<'p> {
             Player::Engine { command, limit } => {
                 // Timed searches side by side would steal each other's time: one process.
                 let processes = match limit {
-                    AlphaBetaLimit::MoveTime(_) => 1,
+                    AlphaBetaLimit::MoveTime(_) | AlphaBetaLimit::Clock { .. } => 1,
                     AlphaBetaLimit::Depth(_) => cfg.threads(),
                 };
                 Driver::Engine(
@@ -613,6 +652,8 @@ struct Live {
     opening_plies: usize,
     /// Random players' generators: [player, opponent].
     rng: [Rng; 2],
+    /// Time left on each player's clock, ms ([player, opponent]; `None`: no clock).
+    clock: [Option<i64>; 2],
 }
 
 /// `pairs` random openings of `plies` plies, distinct positions where possible: pair k
@@ -669,7 +710,8 @@ pub fn run_match_with(
         Driver::new(player, cfg, slots, 0)?,
         Driver::new(opponent, cfg, slots, 1)?,
     ];
-    let mut schedule = Schedule::new(cfg, games);
+    let clocks = [drivers[0].clock(), drivers[1].clock()];
+    let mut schedule = Schedule::new(cfg, games, clocks);
     let mut tally = Tally::new(games);
     let mut live: Vec<Option<Live>> = (0..slots).map(|_| None).collect();
     for (s, l) in live.iter_mut().enumerate() {
@@ -681,11 +723,14 @@ pub fn run_match_with(
         // 1. Every game whose mover searches begins a search; all are stepped together.
         evaluations += step_searches(&mut drivers, &live);
         // 2. Alpha-beta and engine moves of all games at once, over threads.
-        let mut pending = ask_moves(&mut drivers, &live);
+        let (mut pending, spent) = ask_moves(&mut drivers, &live);
         // 3. Every game gets its move; a finished game's slot takes the next game.
         for (s, slot) in live.iter_mut().enumerate() {
             let Some(l) = slot.as_mut() else { continue };
-            let chosen = chosen_move(&mut drivers, s, l, &mut pending[s]);
+            let mut chosen = chosen_move(&mut drivers, s, l, &mut pending[s]);
+            if let Err(late) = charge_clock(l, spent[s], clocks) {
+                chosen = Err(late);
+            }
             let Some(end) = play_move(cfg, &mut drivers, s, l, chosen) else {
                 continue;
             };
@@ -741,10 +786,12 @@ struct Schedule<'c> {
     openings: Vec<Opening>,
     /// The index of the next game to start.
     next: usize,
+    /// Each player's clock (base, increment, ms), if on one.
+    clocks: [Option<(u64, u64)>; 2],
 }
 
 impl<'c> Schedule<'c> {
-    fn new(cfg: &'c MatchConfig, games: usize) -> Self {
+    fn new(cfg: &'c MatchConfig, games: usize, clocks: [Option<(u64, u64)>; 2]) -> Self {
         let openings = match &cfg.openings {
             Openings::List(list) => (0..games / 2)
                 .map(|k| list[k % list.len()].clone())
@@ -756,6 +803,7 @@ impl<'c> Schedule<'c> {
             games,
             openings,
             next: 0,
+            clocks,
         }
     }
 
@@ -788,6 +836,7 @@ impl<'c> Schedule<'c> {
                 Rng::stream(cfg.seed ^ 0xB0B0_0000, index as u64),
             ],
             game,
+            clock: self.clocks.map(|c| c.map(|(base, _)| base as i64)),
         })
     }
 }
@@ -836,41 +885,85 @@ fn step_searches(drivers: &mut [Driver; 2], live: &[Option<Live>]) -> u64 {
 type Answer = Result<usize, String>;
 
 /// The alpha-beta and engine players' moves in every game where they are to move, all
-/// at once over threads, by slot (`None` where another kind of player moves).
-fn ask_moves(drivers: &mut [Driver; 2], live: &[Option<Live>]) -> Vec<Option<Answer>> {
+/// at once over threads, by slot (`None` where another kind of player moves), and the
+/// time each engine took.
+fn ask_moves(
+    drivers: &mut [Driver; 2],
+    live: &[Option<Live>],
+) -> (Vec<Option<Answer>>, Vec<Option<Duration>>) {
     let mut pending: Vec<Option<Answer>> = vec![None; live.len()];
+    let mut spent = vec![None; live.len()];
     for (p, d) in drivers.iter_mut().enumerate() {
-        let jobs: Vec<(usize, &Game)> = live
+        let jobs: Vec<(usize, &Live)> = live
             .iter()
             .enumerate()
-            .filter_map(|(s, l)| {
-                l.as_ref()
-                    .filter(|l| mover_index(l) == p)
-                    .map(|l| (s, &l.game))
-            })
+            .filter_map(|(s, l)| l.as_ref().filter(|l| mover_index(l) == p).map(|l| (s, l)))
             .collect();
         let moves = match d {
             Driver::AlphaBeta { limits, searchers } => {
                 let limits = *limits;
-                in_parallel(searchers, &jobs, &|ab: &mut AlphaBeta, g: &Game| {
-                    ab.search(g, &limits)
-                        .best_move
-                        .map(usize::from)
-                        .ok_or_else(|| "alpha-beta found no move".to_string())
+                in_parallel(searchers, &jobs, &|ab: &mut AlphaBeta, l: &Live| {
+                    let m = ab.search(&l.game, &limits).best_move.map(usize::from);
+                    (
+                        m.ok_or_else(|| "alpha-beta found no move".to_string()),
+                        None,
+                    )
                 })
             }
             Driver::Engine(engines) => {
-                in_parallel(engines, &jobs, &|e: &mut EngineDriver, g: &Game| {
-                    e.best_move(g)
+                in_parallel(engines, &jobs, &|e: &mut EngineDriver, l: &Live| {
+                    let t = Instant::now();
+                    let m = e.best_move(&l.game, side_clocks(l));
+                    (m, Some(t.elapsed()))
                 })
             }
             Driver::Random | Driver::Search { .. } => continue,
         };
-        for (s, m) in moves {
+        for (s, (m, t)) in moves {
             pending[s] = Some(m);
+            spent[s] = t;
         }
     }
-    pending
+    (pending, spent)
+}
+
+/// The clocks of game `l` by side (South's, North's, ms, never below 0), if the game is
+/// on a clock; a player without one is shown the other's.
+fn side_clocks(l: &Live) -> Option<[u64; 2]> {
+    let [a, b] = l.clock;
+    let (a, b) = match (a, b) {
+        (None, None) => return None,
+        (a, b) => (a.or(b).unwrap_or(0), b.or(a).unwrap_or(0)),
+    };
+    let (a, b) = (a.max(0) as u64, b.max(0) as u64);
+    Some(if l.player_side == Side::South {
+        [a, b]
+    } else {
+        [b, a]
+    })
+}
+
+/// Takes the time the mover of `l` spent off its clock and adds its increment; a clock
+/// that ran out is a loss on time.
+fn charge_clock(
+    l: &mut Live,
+    spent: Option<Duration>,
+    clocks: [Option<(u64, u64)>; 2],
+) -> Result<(), String> {
+    let p = mover_index(l);
+    let (Some(left), Some((_, inc)), Some(spent)) = (l.clock[p].as_mut(), clocks[p], spent) else {
+        return Ok(());
+    };
+    *left -= spent.as_millis() as i64;
+    if *left < 0 {
+        return Err(format!(
+            "lost on time ({} ms over, move took {} ms)",
+            -*left,
+            spent.as_millis()
+        ));
+    }
+    *left += inc as i64;
+    Ok(())
 }
 
 /// The mover's move in the game `l` of slot `s`: drawn, from its finished search, or
@@ -1059,7 +1152,7 @@ pub fn choose_moves(
             Driver::Engine(engines) => {
                 let jobs: Vec<(usize, &Game)> = chunk.iter().enumerate().collect();
                 for (s, m) in in_parallel(engines, &jobs, &|e: &mut EngineDriver, g: &Game| {
-                    e.best_move(g)
+                    e.best_move(g, None)
                 }) {
                     let m = m.map_err(|e| {
                         MatchError::Config(format!(

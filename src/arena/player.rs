@@ -34,6 +34,33 @@ pub enum AlphaBetaLimit {
     Depth(u32),
     /// This many milliseconds of wall-clock time per move (not deterministic).
     MoveTime(u64),
+    /// A clock (engines only): `base_ms` for the game and `inc_ms` added after each
+    /// move; the engine is told both clocks (`go wtime … winc …`), and a player whose
+    /// clock runs out loses on time.
+    Clock {
+        /// The clock at the start of the game, ms.
+        base_ms: u64,
+        /// Added after each move, ms.
+        inc_ms: u64,
+    },
+}
+
+/// Parses `tc=BASE+INC` (seconds, decimals allowed: `60+0.5`, `5`).
+fn parse_clock(v: &str) -> Result<AlphaBetaLimit, String> {
+    let (base, inc) = v.split_once('+').unwrap_or((v, "0"));
+    let ms = |x: &str| {
+        x.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s >= 0.0 && *s < 1e6)
+            .map(|s| (s * 1000.0).round() as u64)
+            .ok_or_else(|| format!("tc={v}: expected BASE+INC in seconds, like 60+0.5"))
+    };
+    let (base_ms, inc_ms) = (ms(base)?, ms(inc)?);
+    if base_ms == 0 {
+        return Err(format!("tc={v}: the clock must start above 0"));
+    }
+    Ok(AlphaBetaLimit::Clock { base_ms, inc_ms })
 }
 
 /// A player as written on the command line.
@@ -94,7 +121,7 @@ pub struct SpecError {
 /// What SPECs look like, for error messages and `--help`.
 pub const SPEC_HELP: &str = "alphabeta:depth=N[:tb=DIR], alphabeta:movetime=MS[:tb=DIR], \
      mcts:sims=N[:eval=uniform|rollout], random, \
-     model:PATH[:sims=N][:algorithm=puct|gumbel][:tb=DIR], engine:\"COMMAND\"[:depth=N|:movetime=MS]";
+     model:PATH[:sims=N][:algorithm=puct|gumbel][:tb=DIR], engine:\"COMMAND\"[:depth=N|:movetime=MS|:tc=BASE+INC]";
 
 fn positive<T: FromStr + PartialOrd + Default>(key: &str, v: &str) -> Result<T, String> {
     match v.parse::<T>() {
@@ -215,7 +242,8 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
             })
         }
         "engine" => {
-            // `engine:"PROGRAM ARGS"[:depth=N|:movetime=MS]`; quotes optional without spaces.
+            // `engine:"PROGRAM ARGS"[:depth=N|:movetime=MS|:tc=BASE+INC]`; quotes optional
+            // without spaces.
             let r = rest.trim();
             let (command, opts) = match r.chars().next() {
                 Some(q @ ('"' | '\'')) => {
@@ -243,14 +271,15 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
                 let l = match k {
                     "depth" => AlphaBetaLimit::Depth(positive(k, v)?),
                     "movetime" => AlphaBetaLimit::MoveTime(positive(k, v)?),
+                    "tc" => parse_clock(v)?,
                     _ => {
                         return Err(format!(
-                            "unknown option `{k}` (engine takes depth= or movetime=)"
+                            "unknown option `{k}` (engine takes depth=, movetime= or tc=)"
                         ));
                     }
                 };
                 if limit.replace(l).is_some() {
-                    return Err("give one of depth= or movetime=, once".into());
+                    return Err("give one of depth=, movetime= or tc=, once".into());
                 }
             }
             Ok(PlayerSpec::Engine {
@@ -282,6 +311,15 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::AlphaBeta(AlphaBetaLimit::Depth(d)) => write!(f, "alphabeta:depth={d}"),
             PlayerSpec::AlphaBeta(AlphaBetaLimit::MoveTime(ms)) => {
                 write!(f, "alphabeta:movetime={ms}")
+            }
+            // Not parsed for alpha-beta; written as an engine's would be.
+            PlayerSpec::AlphaBeta(AlphaBetaLimit::Clock { base_ms, inc_ms }) => {
+                write!(
+                    f,
+                    "alphabeta:tc={}+{}",
+                    *base_ms as f64 / 1e3,
+                    *inc_ms as f64 / 1e3
+                )
             }
             PlayerSpec::Mcts { sims, eval } => {
                 let e = match eval {
@@ -316,6 +354,9 @@ impl fmt::Display for PlayerSpec {
                 match limit {
                     AlphaBetaLimit::Depth(d) => write!(f, ":depth={d}"),
                     AlphaBetaLimit::MoveTime(ms) => write!(f, ":movetime={ms}"),
+                    AlphaBetaLimit::Clock { base_ms, inc_ms } => {
+                        write!(f, ":tc={}+{}", *base_ms as f64 / 1e3, *inc_ms as f64 / 1e3)
+                    }
                 }
             }
         }

@@ -59,7 +59,8 @@ pub fn run(a: Args) -> Result<()> {
             };
             set(&mut s, "Threads", threads)?;
             set(&mut s, "MinibatchSize", batch)?;
-            let (mut sims, mut secs, mut collisions, mut calls, mut leaves, mut edges) = (0, 0.0, 0, 0, 0, 0);
+            let (mut sims, mut secs, mut collisions, mut calls, mut leaves, mut edges) =
+                (0, 0.0, 0, 0, 0, 0);
             let (mut lookups, mut hits) = (0, 0);
             for line in LINES {
                 let mut g = Game::new(rules, crate::game::Position::start());

@@ -494,7 +494,14 @@ mod tests {
         t.reset(Position::start(), rules);
         assert!(t.claim_root());
         assert!(!t.claim_root());
-        t.expand(t.root(), &Evaluation { priors: [1.0 / 6.0; 6], value: 0.0 }, None);
+        t.expand(
+            t.root(),
+            &Evaluation {
+                priors: [1.0 / 6.0; 6],
+                value: 0.0,
+            },
+            None,
+        );
         let history = History::default();
         // Four threads each run 2 000 descents down random edges with virtual loss.
         std::thread::scope(|sc| {
@@ -532,7 +539,14 @@ mod tests {
                         }
                         t.add_virtual(&path, 1.0);
                         if created && t.node(id).kind() == UNEXPANDED {
-                            t.expand(id, &Evaluation { priors: [1.0 / 6.0; 6], value: 0.5 }, None);
+                            t.expand(
+                                id,
+                                &Evaluation {
+                                    priors: [1.0 / 6.0; 6],
+                                    value: 0.5,
+                                },
+                                None,
+                            );
                         }
                         t.backup(&path, id, 0.25, 1.0);
                     }
@@ -544,7 +558,11 @@ mod tests {
         let visits = root.visits();
         assert_eq!(visits, 8000);
         // Values: each backup added ±0.25 and the virtual loss cancelled.
-        assert!(root.w.iter().all(|w| w.abs() <= 0.25 * visits as f32 + 1e-3));
+        assert!(
+            root.w
+                .iter()
+                .all(|w| w.abs() <= 0.25 * visits as f32 + 1e-3)
+        );
         // Pruning keeps the root's statistics and at most the asked nodes.
         let before = root.n;
         let kept = t.prune(500);

@@ -368,7 +368,10 @@ impl ParallelSearch {
         nodes: usize,
         seed: u64,
     ) -> ParallelSearch {
-        assert!(!evaluators.is_empty(), "a search needs at least one evaluator");
+        assert!(
+            !evaluators.is_empty(),
+            "a search needs at least one evaluator"
+        );
         let cfg = MctsConfig {
             algorithm: Algorithm::Puct,
             ..cfg
@@ -443,7 +446,10 @@ impl ParallelSearch {
     }
 
     fn tree_mut(&mut self) -> &mut AtomicTree {
-        self.shared.tree.get_mut().unwrap_or_else(|e| e.into_inner())
+        self.shared
+            .tree
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// Puts `game` at the root. When it continues the game at the root (the same start
@@ -575,7 +581,11 @@ impl ParallelSearch {
             }
         });
         let total: f64 = w.iter().sum();
-        let g = self.shared.root.get_mut().unwrap_or_else(|e| e.into_inner());
+        let g = self
+            .shared
+            .root
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner());
         let mut x = g.1.unit_f64() * total;
         for (a, &wa) in w.iter().enumerate() {
             if wa > 0.0 {

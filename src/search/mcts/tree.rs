@@ -221,7 +221,10 @@ impl SearchTree {
             &self.nodes[parent as usize].pos,
             rules,
             action,
-            |key| path.iter().any(|&(p, _)| self.nodes[p as usize].pos.key() == key),
+            |key| {
+                path.iter()
+                    .any(|&(p, _)| self.nodes[p as usize].pos.key() == key)
+            },
             history,
         );
         let mut node = Node::new(pos);
