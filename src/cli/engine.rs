@@ -18,7 +18,7 @@ pub struct Args {
     #[arg(long)]
     rules: Option<String>,
     /// Play with the alpha-beta search instead of the network.
-    #[arg(long, conflicts_with_all = ["model", "sims", "movetime", "threads", "hash", "no_tb"])]
+    #[arg(long, conflicts_with_all = ["model", "sims", "movetime", "threads", "hash", "no_tb", "minibatch"])]
     alphabeta: bool,
     /// With --alphabeta: transposition table size in MiB (the `Hash` option).
     #[arg(long, requires = "alphabeta")]
@@ -48,6 +48,9 @@ pub struct Args {
     /// MCTS memory for the tree and the evaluation cache, MiB (the `Hash` option).
     #[arg(long, value_name = "MIB")]
     hash: Option<usize>,
+    /// MCTS leaves per network call (the `MinibatchSize` option).
+    #[arg(long)]
+    minibatch: Option<usize>,
 }
 
 /// The shipped tables of `rules` (`tablebases/RULES` here, else beside the sources),
@@ -106,6 +109,11 @@ pub fn run(a: Args) -> Result<()> {
         searcher
             .set_option("Threads", &t.to_string())
             .map_err(|e| anyhow::anyhow!("--threads: {e}"))?;
+    }
+    if let Some(b) = a.minibatch {
+        searcher
+            .set_option("MinibatchSize", &b.to_string())
+            .map_err(|e| anyhow::anyhow!("--minibatch: {e}"))?;
     }
     if let Some(h) = a.hash {
         searcher

@@ -24,14 +24,14 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 
 use crate::engine::Level;
-use crate::engine::mcts::line_letters;
+use crate::engine::mcts::{EngineSettings, build_search, cache_bytes, line_letters};
 use crate::game::{
     Game, RuleSet, Side, diagram_for, ending_words, mask_letters, move_letter, move_words,
     parse_move_letter,
 };
 use crate::net::{DeviceKind, NetEvaluator};
-use crate::search::Evaluator;
-use crate::search::mcts::BatchSearch;
+use crate::search::cache::EvalCache;
+use crate::search::mcts::ParallelSearch;
 
 /// Simulations of a `hint` search (at least the level's).
 const HINT_SIMULATIONS: u32 = 400;
@@ -62,12 +62,16 @@ pub struct Args {
     /// they cover, and `hint` says whether you have won, drawn or lost with best play.
     #[arg(long, value_name = "DIR")]
     tb: Option<PathBuf>,
+    /// Threads of the computer's search (the engine's searcher; the levels are counted
+    /// in simulations, so more threads answer sooner, not stronger). With 1 a game
+    /// replays the same for the same seed and moves.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
 }
 
 /// The game being played, with the search that plays the computer's side.
 struct Session {
-    search: BatchSearch,
-    evaluator: Box<dyn Evaluator>,
+    search: ParallelSearch,
     start: Game,
     game: Game,
     human: Side,
@@ -95,7 +99,7 @@ impl Session {
     }
 
     fn reset_to(&mut self, game: Game) {
-        self.search.set_game(0, game.clone());
+        self.search.set_game(&game);
         self.game = game;
     }
 
@@ -103,22 +107,20 @@ impl Session {
     fn play(&mut self, action: usize) -> Result<Option<String>> {
         let before = *self.game.position();
         let info = self.game.play(action)?;
-        self.search
-            .play(0, action)
-            .context("the search's copy of the game disagrees")?;
         Ok(move_words(&before, self.game.position(), action, &info))
     }
 
     /// Searches the current position; returns (best action, value for the mover, pv).
     fn think(&mut self, sims: u32, noise: bool, temperature: f32) -> (usize, f32, String) {
-        self.search.begin(0, sims, noise);
-        self.search.run(self.evaluator.as_mut());
-        let r = self.search.result(0);
-        let action = self.search.choose(0, temperature);
+        // The subtree of the moves played since the last search is kept.
+        self.search.set_game(&self.game);
+        self.search.run(sims, noise, |_| true);
+        let r = self.search.result();
+        let action = self.search.choose(temperature);
         let pv = line_letters(
             self.game.position(),
             self.game.rules(),
-            self.search.principal_variation(0, 6),
+            self.search.tree().principal_variation(6),
         );
         (action, r.value, pv)
     }
@@ -250,9 +252,16 @@ pub fn run(a: Args) -> Result<()> {
     let cfg = manifest
         .search_settings()
         .anytime(level_sims.max(HINT_SIMULATIONS), true);
+    if a.threads == 0 || a.threads > 256 {
+        bail!("--threads {}: expected 1 to 256", a.threads);
+    }
+    let settings = EngineSettings {
+        threads: a.threads,
+        ..EngineSettings::default()
+    };
+    let cache = std::sync::Arc::new(EvalCache::with_bytes(cache_bytes(settings.hash_mb)));
     let mut s = Session {
-        search: BatchSearch::new(cfg, rules, 1, a.seed),
-        evaluator: Box::new(evaluator),
+        search: build_search(&evaluator, &cfg, rules, &settings, &cache, a.seed),
         start: start.clone(),
         game: start.clone(),
         human,

@@ -60,7 +60,7 @@ pub const DEFAULT_HASH_MB: usize = 256;
 /// The largest `Hash`, MiB.
 const MAX_HASH_MB: usize = 65_536;
 /// Default leaves per network call.
-pub const DEFAULT_MINIBATCH: usize = 32;
+pub const DEFAULT_MINIBATCH: usize = 8;
 /// The largest `MinibatchSize`.
 const MAX_MINIBATCH: usize = 1024;
 /// The most worker threads.
@@ -125,6 +125,11 @@ impl Default for EngineSettings {
 /// The machine's cores (what `Threads` defaults to).
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS))
+}
+
+/// Bytes of the evaluation cache under `Hash` = `hash_mb` MiB.
+pub fn cache_bytes(hash_mb: usize) -> usize {
+    hash_mb * (1 << 20) / CACHE_SHARE
 }
 
 /// Nodes a tree of `hash_mb` MiB holds (its two arenas, less the cache's share).
@@ -235,7 +240,7 @@ impl MctsSearcher {
 
     /// A fresh search (and cache) after a change of settings; the tree starts afresh.
     fn rebuild(&mut self) {
-        let bytes = self.settings.hash_mb * (1 << 20) / CACHE_SHARE;
+        let bytes = cache_bytes(self.settings.hash_mb);
         if self.cache.bytes().abs_diff(bytes) > bytes / 4 {
             self.cache = Arc::new(EvalCache::with_bytes(bytes));
         }
@@ -273,8 +278,9 @@ impl MctsSearcher {
 }
 
 /// The workers' evaluators (copies of `base`, each behind the shared cache) and the
-/// search over them. An evaluator that cannot be copied gives one worker.
-fn build_search(
+/// search over them, with `settings`' threads, batch and memory: the engine's searcher,
+/// which `play` uses too.
+pub fn build_search(
     base: &dyn Evaluator,
     cfg: &MctsConfig,
     rules: RuleSet,
@@ -625,6 +631,24 @@ mod tests {
             s.search(&game, &Limits::default(), &stop, &mut |_| {})
         });
         assert!(r.best_move.is_some_and(|a| a < 6));
+        assert!(r.nodes > 0);
+    }
+
+    #[test]
+    fn a_timed_search_where_every_line_ends_at_once_still_stops() {
+        // With the shipped tables every child of a 6-seed position is a finished game:
+        // every descent is terminal, and the search must still notice its time.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tablebases/abapa");
+        let tb = crate::tablebase::open_shared(&dir).expect("the shipped tables");
+        let mut s = with_threads(2, 16).with_tablebase(Some(tb));
+        let pos: Position = "0-0-2-0-0-1-1-1-0-0-0-1-20-22-S".parse().unwrap();
+        let game = Game::new(RuleSet::abapa(), pos);
+        let stop = AtomicBool::new(false);
+        let r = s.search(&game, &Limits::movetime_ms(50), &stop, &mut |_| {});
+        assert!(
+            r.best_move
+                .is_some_and(|a| game.legal_moves() & (1 << a) != 0)
+        );
         assert!(r.nodes > 0);
     }
 

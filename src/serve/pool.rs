@@ -7,9 +7,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::engine::analysis::{MoveReview, ReviewConfig, review};
+use crate::engine::mcts::{EngineSettings, build_search, cache_bytes};
 use crate::game::Game;
 use crate::search::Evaluator;
-use crate::search::mcts::{BatchSearch, MctsConfig};
+use crate::search::cache::EvalCache;
+use crate::search::mcts::{MctsConfig, ParallelSearch};
 use crate::tablebase::Tablebase;
 
 /// One MCTS search asked for by a request.
@@ -100,13 +102,27 @@ impl SearchPool {
     ) -> Self {
         let (jobs, rx) = sync_channel::<Job>(queue);
         let rx = Arc::new(Mutex::new(rx));
+        // The engine's searcher, one thread each (the pool is the parallelism), with a
+        // tree that holds a whole search and one evaluation cache for the pool.
+        let tree_bytes = (max_simulations as usize + 64) * 2 * 128;
+        let settings = EngineSettings {
+            threads: 1,
+            hash_mb: ((tree_bytes * 8 / 7) >> 20) + 1,
+            ..EngineSettings::default()
+        };
+        let cache = Arc::new(EvalCache::with_bytes(cache_bytes(settings.hash_mb)));
         for (i, evaluator) in evaluators.into_iter().enumerate() {
             let rx = Arc::clone(&rx);
-            let cfg = trained.anytime(max_simulations, false);
-            let tb = tablebase.clone();
+            let w = Worker {
+                cfg: trained.anytime(max_simulations, false),
+                tablebase: tablebase.clone(),
+                settings: settings.clone(),
+                cache: cache.clone(),
+                seed: i as u64,
+            };
             std::thread::Builder::new()
                 .name(format!("search-{i}"))
-                .spawn(move || worker(rx, evaluator, cfg, tb, i as u64))
+                .spawn(move || w.run(rx, evaluator))
                 .expect("spawning a search thread");
         }
         SearchPool {
@@ -159,59 +175,60 @@ impl SearchPool {
     }
 }
 
-fn worker(
-    rx: Arc<Mutex<Receiver<Job>>>,
-    mut evaluator: Box<dyn Evaluator>,
+/// What a search thread needs to build its searcher.
+struct Worker {
     cfg: MctsConfig,
     tablebase: Option<Arc<Tablebase>>,
+    settings: EngineSettings,
+    cache: Arc<EvalCache>,
     seed: u64,
-) {
-    let mut search: Option<BatchSearch> = None;
-    loop {
-        // The lock is held only while waiting for the next job.
-        let job = match rx.lock() {
-            Ok(r) => match r.recv() {
-                Ok(j) => j,
+}
+
+impl Worker {
+    /// Takes jobs until the queue closes.
+    fn run(self, rx: Arc<Mutex<Receiver<Job>>>, mut evaluator: Box<dyn Evaluator>) {
+        let mut search: Option<ParallelSearch> = None;
+        loop {
+            // The lock is held only while waiting for the next job.
+            let job = match rx.lock() {
+                Ok(r) => match r.recv() {
+                    Ok(j) => j,
+                    Err(_) => return,
+                },
                 Err(_) => return,
-            },
-            Err(_) => return,
-        };
-        let answer = match job.work {
-            Work::Search(j) => {
-                let rules = j.game.rules();
-                if search.as_ref().is_some_and(|s| s.rules() != rules) {
-                    search = None;
+            };
+            let answer = match job.work {
+                Work::Search(j) => {
+                    let rules = j.game.rules();
+                    if search.as_ref().is_some_and(|s| s.rules() != rules) {
+                        search = None;
+                    }
+                    let s = search.get_or_insert_with(|| {
+                        let (cfg, st) = (&self.cfg, &self.settings);
+                        let mut s =
+                            build_search(&*evaluator, cfg, rules, st, &self.cache, self.seed);
+                        s.set_tablebase(self.tablebase.clone());
+                        s
+                    });
+                    Answer::Search(run_search(s, &j))
                 }
-                let s = search.get_or_insert_with(|| {
-                    let mut s = BatchSearch::new(cfg.clone(), rules, 1, seed);
-                    s.set_tablebase(tablebase.clone().filter(|tb| tb.rules() == rules));
-                    s
-                });
-                Answer::Search(run_search(s, evaluator.as_mut(), &j))
-            }
-            Work::Review(game, cfg) => Answer::Review(review(&game, evaluator.as_mut(), &cfg)),
-        };
-        // The requester may have gone away; nothing to do then.
-        let _ = job.reply.send(answer);
+                Work::Review(game, cfg) => Answer::Review(review(&game, evaluator.as_mut(), &cfg)),
+            };
+            // The requester may have gone away; nothing to do then.
+            let _ = job.reply.send(answer);
+        }
     }
 }
 
-/// One search of `job` in slot 0 of `search`, stepped until its simulations are done or
-/// its time is up.
-fn run_search(
-    search: &mut BatchSearch,
-    evaluator: &mut dyn Evaluator,
-    job: &SearchJob,
-) -> SearchAnswer {
+/// One search of `job`, until its simulations are done or its time is up.
+fn run_search(search: &mut ParallelSearch, job: &SearchJob) -> SearchAnswer {
     let started = Instant::now();
     let deadline = started + job.movetime;
-    search.set_game(0, job.game.clone());
-    if search.begin(0, job.simulations, job.noise) {
-        while search.step(evaluator) > 0 && Instant::now() < deadline {}
-    }
-    let r = search.result(0);
+    search.set_game(&job.game);
+    search.run(job.simulations, job.noise, |_| Instant::now() < deadline);
+    let r = search.result();
     let legal = job.game.legal_moves();
-    let mut action = search.choose(0, job.temperature);
+    let mut action = search.choose(job.temperature);
     // A search cut off before its first simulation has no visits; any legal move is
     // an answer then.
     if legal & (1 << action) == 0 {
@@ -223,7 +240,7 @@ fn run_search(
         policy: r.policy,
         visits: r.visits,
         q: r.q,
-        pv: search.principal_variation(0, 12),
+        pv: search.tree().principal_variation(12),
         simulations: r.simulations,
         elapsed: started.elapsed(),
     }

@@ -399,35 +399,36 @@ impl AtomicTree {
     }
 
     /// Frees room by dropping the subtrees below edges with fewer visits than a
-    /// threshold, doubled from 2 until at most `keep` nodes stay. The edges keep their
-    /// statistics; a later visit creates the child again. Returns the nodes kept.
+    /// threshold, the smallest power of two (from 2) that keeps at most `keep` nodes. The
+    /// edges keep their statistics; a later visit creates the child again. Returns the
+    /// nodes kept.
     pub fn prune(&mut self, keep: usize) -> usize {
-        let mut min = 2u32;
-        while self.count_kept(min) > keep.max(2) {
-            min = min.saturating_mul(2);
-        }
-        self.compact(self.root, min);
-        self.len()
-    }
-
-    /// Nodes kept below edges of at least `min` visits.
-    fn count_kept(&mut self, min: u32) -> usize {
+        // Visits never grow down a line (every simulation through a node came through
+        // the edge into it), so a node stays exactly when the edge into it has enough
+        // visits: one walk counts the nodes each threshold keeps.
+        let mut by_log = [0usize; 33];
         let mut ids = std::mem::take(&mut self.scratch);
         ids.clear();
         ids.push(self.root);
-        let mut count = 0;
         while let Some(id) = ids.pop() {
-            count += 1;
             let n = self.node(id);
             for a in 0..6 {
                 let c = n.child(a);
-                if c != 0 && n.n[a].load(Ordering::Relaxed) >= min && kept(self.node(c)) {
+                let visits = n.n[a].load(Ordering::Relaxed);
+                if c != 0 && visits >= 2 && kept(self.node(c)) {
+                    by_log[visits.ilog2() as usize] += 1;
                     ids.push(c);
                 }
             }
         }
         self.scratch = ids;
-        count
+        // Nodes kept at threshold 2^k: the root and every edge of at least 2^k visits.
+        let mut k = 1;
+        while k < 32 && 1 + by_log[k..].iter().sum::<usize>() > keep.max(2) {
+            k += 1;
+        }
+        self.compact(self.root, 1u32 << k.min(31));
+        self.len()
     }
 
     /// Copies the subtree of `from` (the new root) into the spare arena, breadth first,

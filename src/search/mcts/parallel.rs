@@ -63,6 +63,8 @@ struct Counts {
     leaves: AtomicU64,
     /// Edges on the paths of the evaluated leaves.
     path_edges: AtomicU64,
+    /// The deepest new leaf, in plies below the root.
+    depth: AtomicU32,
 }
 
 /// The tree and what the workers and the controller share.
@@ -161,9 +163,10 @@ impl SharedTree {
         pv
     }
 
-    /// The deepest node of the tree, in plies below the root.
+    /// The deepest leaf this search evaluated, in plies below the root (kept as the
+    /// search goes: no walk over the tree).
     pub fn depth(&self) -> u32 {
-        self.read().depth()
+        self.counts.depth.load(Ordering::Relaxed)
     }
 
     /// Nodes in the tree, its capacity, and this search's counters.
@@ -256,7 +259,8 @@ impl Worker {
         }
         while !t.halt.load(Ordering::Relaxed) {
             if t.prune_wanted.load(Ordering::Relaxed) {
-                t.prune(batch);
+                let capacity = t.read().capacity();
+                t.prune(batch.min(capacity / 4).max(1));
             }
             let tree = t.read();
             let (n, more) = self.gather(t, &tree, batch);
@@ -285,11 +289,16 @@ impl Worker {
         if tree.node(tree.root()).kind() == TERMINAL {
             return (0, false);
         }
+        // A batch never needs more than a quarter of the tree, so a pruned tree always
+        // has room for the next one.
+        let batch = batch.min(tree.capacity() / 4).max(1);
         if !tree.has_room(batch) {
             t.prune_wanted.store(true, Ordering::Relaxed);
             return (0, true);
         }
-        while self.leaves.len() < batch {
+        // At most `batch` descents: a tree whose every line ends in a finished game
+        // would otherwise keep a worker here for ever, deaf to the halt flag.
+        for _ in 0..batch {
             if !t.start_one() {
                 return (self.leaves.len(), !self.leaves.is_empty());
             }
@@ -298,6 +307,7 @@ impl Worker {
                 Descent::Leaf(id) => {
                     let c = &t.counts;
                     c.path_edges.fetch_add(path.len() as u64, Ordering::Relaxed);
+                    c.depth.fetch_max(path.len() as u32, Ordering::Relaxed);
                     let n = tree.node(id).snapshot();
                     self.positions.push(n.pos);
                     self.legal.push(n.legal);
@@ -596,5 +606,53 @@ impl ParallelSearch {
             }
         }
         r.best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::UniformEvaluator;
+
+    fn search(threads: usize, batch: usize, nodes: usize) -> ParallelSearch {
+        let evs: Vec<Box<dyn Evaluator>> = (0..threads)
+            .map(|_| Box::new(UniformEvaluator) as Box<dyn Evaluator>)
+            .collect();
+        let cfg = MctsConfig::default().anytime(1, true);
+        ParallelSearch::new(cfg, RuleSet::abapa(), evs, batch, nodes, 7)
+    }
+
+    #[test]
+    fn a_tiny_tree_with_a_big_batch_still_searches() {
+        let mut s = search(2, 1024, 64);
+        s.run(5000, false, |_| true);
+        let (root, done) = s.tree().root_and_done();
+        assert_eq!(done, 5000);
+        assert_eq!(root.visits(), 5000);
+        let c = s.tree().counters();
+        assert!(c.prunes > 0 && c.nodes <= c.capacity, "{c:?}");
+    }
+
+    #[test]
+    fn root_noise_and_temperature_follow_the_seed() {
+        let run = || {
+            let mut s = search(1, 8, 10_000);
+            s.run(200, true, |_| true);
+            let root = s.tree().root_and_done().0;
+            let picks: Vec<usize> = (0..20).map(|_| s.choose(1.0)).collect();
+            (root.prior, root.raw_prior, picks, s.result().visits)
+        };
+        let (prior, raw, picks, visits) = run();
+        // Uniform raw priors at the start; the noise moved them.
+        assert!(raw.iter().all(|&p| (p - 1.0 / 6.0).abs() < 1e-6), "{raw:?}");
+        assert!(
+            prior.iter().zip(&raw).any(|(p, r)| (p - r).abs() > 1e-3),
+            "{prior:?}"
+        );
+        assert!((prior.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        // Sampling by visits picks visited moves, and not always the same one.
+        assert!(picks.iter().all(|&a| visits[a] > 0));
+        assert!(picks.iter().any(|&a| a != picks[0]), "{picks:?}");
+        assert_eq!(run().2, picks, "same seed, same noise and samples");
     }
 }
