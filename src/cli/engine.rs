@@ -18,7 +18,7 @@ pub struct Args {
     #[arg(long)]
     rules: Option<String>,
     /// Play with the alpha-beta search instead of the network.
-    #[arg(long, conflicts_with_all = ["model", "sims", "movetime", "threads", "hash", "no_tb", "minibatch"])]
+    #[arg(long, conflicts_with_all = ["model", "sims", "movetime", "threads", "hash", "shipped_tb", "minibatch"])]
     alphabeta: bool,
     /// With --alphabeta: transposition table size in MiB (the `Hash` option).
     #[arg(long, requires = "alphabeta")]
@@ -35,13 +35,14 @@ pub struct Args {
     #[arg(long)]
     movetime: Option<u64>,
     /// Endgame tables (`oware tablebase build`): positions they cover get their exact
-    /// result, in the alpha-beta search and in MCTS alike. MCTS default: the shipped
-    /// tables of its rules (`tablebases/RULES`) when they are present.
+    /// result, in the alpha-beta search and in MCTS alike.
     #[arg(long, alias = "tb", value_name = "DIR")]
     tablebase: Option<PathBuf>,
-    /// MCTS without the shipped tables (the `UseTables` option turns them off too).
+    /// MCTS with the shipped tables of its rules (`tablebases/RULES`), if present. Off by
+    /// default: their entries decided by repetition are guesses, and with them the
+    /// engine lost strength (experiments/recorded/engine/).
     #[arg(long, conflicts_with = "tablebase")]
-    no_tb: bool,
+    shipped_tb: bool,
     /// MCTS worker threads (the `Threads` option). Default: the machine's cores.
     #[arg(long)]
     threads: Option<usize>,
@@ -90,10 +91,10 @@ pub fn run(a: Args) -> Result<()> {
     }
     let (evaluator, manifest) = NetEvaluator::from_checkpoint(&model, DeviceKind::Cpu)?;
     let rules = super::parse_rules(a.rules.as_deref().unwrap_or(&manifest.rules))?;
-    let dir = match (&a.tablebase, a.no_tb) {
+    let dir = match (&a.tablebase, a.shipped_tb) {
         (Some(d), _) => Some(d.clone()),
-        (None, false) => shipped_tables(rules),
-        (None, true) => None,
+        (None, true) => shipped_tables(rules),
+        (None, false) => None,
     };
     let tb = super::open_tablebase(dir.as_deref(), rules)?;
     let mut searcher = MctsSearcher::new(
