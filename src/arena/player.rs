@@ -45,6 +45,53 @@ pub enum AlphaBetaLimit {
     },
 }
 
+/// `engine:"PROGRAM ARGS"[:depth=N|:movetime=MS|:tc=BASE+INC]` after `engine:`; quotes
+/// are optional without spaces.
+fn parse_engine(rest: &str) -> Result<PlayerSpec, String> {
+    let r = rest.trim();
+    let (command, opts) = match r.chars().next() {
+        Some(q @ ('"' | '\'')) => {
+            let body = &r[1..];
+            let end = body
+                .find(q)
+                .ok_or_else(|| format!("unclosed {q} in the engine command"))?;
+            let after = &body[end + 1..];
+            if !(after.is_empty() || after.starts_with(':')) {
+                return Err(format!("unexpected `{after}` after the quoted command"));
+            }
+            (&body[..end], after)
+        }
+        _ => match r.find(':') {
+            Some(i) => (&r[..i], &r[i..]),
+            None => (r, ""),
+        },
+    };
+    let command = command.trim();
+    if command.is_empty() {
+        return Err("engine needs a command: engine:\"PROGRAM ARGS\"".into());
+    }
+    let mut limit = None;
+    for (k, v) in options(opts)? {
+        let l = match k {
+            "depth" => AlphaBetaLimit::Depth(positive(k, v)?),
+            "movetime" => AlphaBetaLimit::MoveTime(positive(k, v)?),
+            "tc" => parse_clock(v)?,
+            _ => {
+                return Err(format!(
+                    "unknown option `{k}` (engine takes depth=, movetime= or tc=)"
+                ));
+            }
+        };
+        if limit.replace(l).is_some() {
+            return Err("give one of depth=, movetime= or tc=, once".into());
+        }
+    }
+    Ok(PlayerSpec::Engine {
+        command: command.to_string(),
+        limit: limit.unwrap_or(DEFAULT_ENGINE_LIMIT),
+    })
+}
+
 /// Parses `tc=BASE+INC` (seconds, decimals allowed: `60+0.5`, `5`).
 fn parse_clock(v: &str) -> Result<AlphaBetaLimit, String> {
     let (base, inc) = v.split_once('+').unwrap_or((v, "0"));
@@ -241,52 +288,7 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
                 algorithm,
             })
         }
-        "engine" => {
-            // `engine:"PROGRAM ARGS"[:depth=N|:movetime=MS|:tc=BASE+INC]`; quotes optional
-            // without spaces.
-            let r = rest.trim();
-            let (command, opts) = match r.chars().next() {
-                Some(q @ ('"' | '\'')) => {
-                    let body = &r[1..];
-                    let end = body
-                        .find(q)
-                        .ok_or_else(|| format!("unclosed {q} in the engine command"))?;
-                    let after = &body[end + 1..];
-                    if !(after.is_empty() || after.starts_with(':')) {
-                        return Err(format!("unexpected `{after}` after the quoted command"));
-                    }
-                    (&body[..end], after)
-                }
-                _ => match r.find(':') {
-                    Some(i) => (&r[..i], &r[i..]),
-                    None => (r, ""),
-                },
-            };
-            let command = command.trim();
-            if command.is_empty() {
-                return Err("engine needs a command: engine:\"PROGRAM ARGS\"".into());
-            }
-            let mut limit = None;
-            for (k, v) in options(opts)? {
-                let l = match k {
-                    "depth" => AlphaBetaLimit::Depth(positive(k, v)?),
-                    "movetime" => AlphaBetaLimit::MoveTime(positive(k, v)?),
-                    "tc" => parse_clock(v)?,
-                    _ => {
-                        return Err(format!(
-                            "unknown option `{k}` (engine takes depth=, movetime= or tc=)"
-                        ));
-                    }
-                };
-                if limit.replace(l).is_some() {
-                    return Err("give one of depth=, movetime= or tc=, once".into());
-                }
-            }
-            Ok(PlayerSpec::Engine {
-                command: command.to_string(),
-                limit: limit.unwrap_or(DEFAULT_ENGINE_LIMIT),
-            })
-        }
+        "engine" => parse_engine(rest),
         "" => Err(format!("empty; expected one of {SPEC_HELP}")),
         other => Err(format!(
             "unknown player kind `{other}`; expected one of {SPEC_HELP}"

@@ -354,15 +354,6 @@ impl AtomicTree {
         }
     }
 
-    /// Withdraws the virtual loss [`AtomicTree::add_virtual`] put on `path`.
-    pub fn revert_virtual(&self, path: &[(NodeId, u8)], vl: f32) {
-        for &(id, a) in path {
-            let n = self.node(id);
-            n.n[a as usize].fetch_sub(1, Ordering::Relaxed);
-            add_f(&n.w[a as usize], vl);
-        }
-    }
-
     /// Backs up `value` (the leaf mover's view) along `path`: with `vl` > 0 the path
     /// carries a virtual loss (its visits are counted; the loss becomes the value), with
     /// `vl` = 0 each edge gains a visit.
@@ -458,23 +449,6 @@ impl AtomicTree {
         std::mem::swap(&mut self.nodes, &mut self.spare);
         self.root = 1;
         self.next.store(len, Ordering::Relaxed);
-    }
-
-    /// The deepest node, in plies below the root.
-    pub fn depth(&self) -> u32 {
-        let mut deepest = 0;
-        let mut stack = vec![(self.root, 0u32)];
-        while let Some((id, d)) = stack.pop() {
-            deepest = deepest.max(d);
-            let n = self.node(id);
-            for a in 0..6 {
-                let c = n.child(a);
-                if c != 0 {
-                    stack.push((c, d + 1));
-                }
-            }
-        }
-        deepest
     }
 }
 

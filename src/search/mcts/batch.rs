@@ -294,51 +294,16 @@ impl BatchSearch {
     /// visit count sample ∝ N^(1/T) from the slot's generator, else the search's best.
     pub fn choose(&mut self, i: usize, temperature: f32) -> usize {
         let r = self.result(i);
-        if !self.rule.samples_by_temperature() || temperature <= 0.0 || r.simulations == 0 {
+        if !self.rule.samples_by_temperature() {
             return r.best;
         }
-        let w: [f64; 6] = std::array::from_fn(|a| {
-            if r.legal & (1 << a) != 0 && r.visits[a] > 0 {
-                (r.visits[a] as f64).powf(1.0 / temperature as f64)
-            } else {
-                0.0
-            }
-        });
-        let total: f64 = w.iter().sum();
-        if total <= 0.0 {
-            return r.best;
-        }
-        let mut x = self.slots[i].rng.unit_f64() * total;
-        for (a, &wa) in w.iter().enumerate() {
-            if wa > 0.0 {
-                if x < wa {
-                    return a;
-                }
-                x -= wa;
-            }
-        }
-        r.best
+        sample_by_visits(&r, temperature, &mut self.slots[i].rng)
     }
 
     /// The principal variation of slot `i`: most-visited children from the root.
     pub fn principal_variation(&self, i: usize, max_len: usize) -> Vec<usize> {
         let t = &self.slots[i].tree;
-        let mut id = t.root();
-        let mut pv = Vec::new();
-        while pv.len() < max_len {
-            let n = t.node(id);
-            if n.kind != NodeKind::Expanded || n.visits() == 0 {
-                break;
-            }
-            let a = most_visited(n.n, n.legal, |a| n.q(a).unwrap_or(f32::NEG_INFINITY));
-            pv.push(a);
-            let c = n.children[a];
-            if c == 0 {
-                break;
-            }
-            id = c;
-        }
-        pv
+        most_visited_line(t.root(), max_len, |id| *t.node(id))
     }
 
     /// Plays `action` in slot `i`'s game and moves the tree along (reusing the subtree
@@ -477,4 +442,57 @@ pub(super) fn root_result(
         simulations: done,
         legal: root.legal,
     }
+}
+
+/// A move from a finished search: with `temperature` > 0 a sample ∝ N^(1/T) over the
+/// root's visits drawn from `rng`, else (or with no visits) the search's best.
+pub(super) fn sample_by_visits(r: &SearchResult, temperature: f32, rng: &mut Rng) -> usize {
+    if temperature <= 0.0 || r.simulations == 0 {
+        return r.best;
+    }
+    let w: [f64; 6] = std::array::from_fn(|a| {
+        if r.legal & (1 << a) != 0 && r.visits[a] > 0 {
+            (r.visits[a] as f64).powf(1.0 / temperature as f64)
+        } else {
+            0.0
+        }
+    });
+    let total: f64 = w.iter().sum();
+    if total <= 0.0 {
+        return r.best;
+    }
+    let mut x = rng.unit_f64() * total;
+    for (a, &wa) in w.iter().enumerate() {
+        if wa > 0.0 {
+            if x < wa {
+                return a;
+            }
+            x -= wa;
+        }
+    }
+    r.best
+}
+
+/// The most-visited line from `root` (at most `max_len` moves), reading nodes through
+/// `node`: it stops at a node not expanded or not visited, or an edge with no child.
+pub(super) fn most_visited_line(
+    root: NodeId,
+    max_len: usize,
+    node: impl Fn(NodeId) -> super::tree::Node,
+) -> Vec<usize> {
+    let mut id = root;
+    let mut pv = Vec::new();
+    while pv.len() < max_len {
+        let n = node(id);
+        if n.kind != NodeKind::Expanded || n.visits() == 0 {
+            break;
+        }
+        let a = most_visited(n.n, n.legal, |a| n.q(a).unwrap_or(f32::NEG_INFINITY));
+        pv.push(a);
+        match n.children[a] {
+            0 => break,
+            c => id = c,
+        }
+    }
+    pv
 }

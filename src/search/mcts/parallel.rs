@@ -23,9 +23,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering}
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 use std::time::Duration;
 
-use super::atomic::{AtomicTree, CLAIMED, EXPANDED, NewChild, TERMINAL, UNEXPANDED};
-use super::batch::{SearchResult, root_result};
-use super::root::{Puct, RootState, Schedules, SearchRule, Start, most_visited};
+use super::atomic::{AtomicTree, CLAIMED, NewChild, TERMINAL, UNEXPANDED};
+use super::batch::{SearchResult, most_visited_line, root_result, sample_by_visits};
+use super::root::{Puct, RootState, Schedules, SearchRule, Start};
 use super::tree::NodeId;
 use super::{Algorithm, MctsConfig, Node};
 use crate::game::{Game, Position, RuleSet};
@@ -146,21 +146,7 @@ impl SharedTree {
     /// The most-visited line from the root, at most `max_len` moves.
     pub fn principal_variation(&self, max_len: usize) -> Vec<usize> {
         let t = self.read();
-        let mut id = t.root();
-        let mut pv = Vec::new();
-        while pv.len() < max_len {
-            let n = t.node(id).snapshot();
-            if t.node(id).kind() != EXPANDED || n.visits() == 0 {
-                break;
-            }
-            let a = most_visited(n.n, n.legal, |a| n.q(a).unwrap_or(f32::NEG_INFINITY));
-            pv.push(a);
-            match n.children[a] {
-                0 => break,
-                c => id = c,
-            }
-        }
-        pv
+        most_visited_line(t.root(), max_len, |id| t.node(id).snapshot())
     }
 
     /// The deepest leaf this search evaluated, in plies below the root (kept as the
@@ -580,32 +566,12 @@ impl ParallelSearch {
     /// root's visits (from the search's generator), else the most-visited move.
     pub fn choose(&mut self, temperature: f32) -> usize {
         let r = self.result();
-        if temperature <= 0.0 || r.simulations == 0 {
-            return r.best;
-        }
-        let w: [f64; 6] = std::array::from_fn(|a| {
-            if r.legal & (1 << a) != 0 && r.visits[a] > 0 {
-                (r.visits[a] as f64).powf(1.0 / temperature as f64)
-            } else {
-                0.0
-            }
-        });
-        let total: f64 = w.iter().sum();
         let g = self
             .shared
             .root
             .get_mut()
             .unwrap_or_else(|e| e.into_inner());
-        let mut x = g.1.unit_f64() * total;
-        for (a, &wa) in w.iter().enumerate() {
-            if wa > 0.0 {
-                if x < wa {
-                    return a;
-                }
-                x -= wa;
-            }
-        }
-        r.best
+        sample_by_visits(&r, temperature, &mut g.1)
     }
 }
 
