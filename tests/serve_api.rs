@@ -410,6 +410,11 @@ fn with_tables_bestmove_keeps_the_result_a_solving_search_proves() {
             .as_str()
             .unwrap_or_else(|| panic!("{fen}: no table result: {v}"));
         let chosen = v["move"].as_str().unwrap();
+        if t["outcome"].is_null() || t["moves"][chosen].is_null() {
+            // The result or the chosen move's is not proven within the server's budget (a
+            // repetition may decide it): nothing to check the choice against.
+            continue;
+        }
         assert!(
             keep.contains(chosen),
             "{fen}: the search chose {chosen}, but only {keep} keep the {}",

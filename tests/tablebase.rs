@@ -58,6 +58,64 @@ fn probe_gives_value_outcome_and_move_values() {
 }
 
 #[test]
+fn probe_never_states_a_repetition_score_as_the_value() {
+    // North's only move f starts fAbBcCdDeEfFa, which repeats with one seed in each row:
+    // each takes his own, so North's margin is 0 and he loses 23–25. The entry holds the
+    // repetition score at this board (+2, a draw), which is not proven.
+    let fen = "0-0-0-0-0-0-0-1-0-0-0-1-24-22-N";
+    let (code, out, err) = oware(&["tablebase", "probe", "--tb", TB, "--fen", fen, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["exact"], false, "{v}");
+    assert_eq!(v["table_value"], 2, "{v}");
+    assert_eq!(v["value"], 0, "{v}");
+    assert_eq!(v["outcome"], "loss", "{v}");
+    assert_eq!(v["proven_by"], "search", "{v}");
+    assert_eq!(v["moves"]["f"], 0, "{v}");
+    let (_, text, _) = oware(&["tablebase", "probe", "--tb", TB, "--fen", fen]);
+    assert!(text.contains("lost with best play"), "{text}");
+    assert!(
+        text.contains("not proven") && !text.contains("drawn"),
+        "{text}"
+    );
+    // (That the line ends 25–23 is checked against the game itself in
+    // `tablebase::prove`'s tests.)
+
+    // A search given no room proves nothing: the bounds, not a value.
+    let (code, out, err) = oware(&[
+        "tablebase",
+        "probe",
+        "--tb",
+        TB,
+        "--fen",
+        fen,
+        "--node-limit",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert!(v["value"].is_null() && v["outcome"].is_null(), "{v}");
+    let b = v["bounds"].as_array().expect("bounds");
+    let (lo, hi) = (b[0].as_i64().unwrap(), b[1].as_i64().unwrap());
+    assert!(lo <= 0 && 0 <= hi && lo < hi, "{v}");
+    let (_, text, _) = oware(&[
+        "tablebase",
+        "probe",
+        "--tb",
+        TB,
+        "--fen",
+        fen,
+        "--node-limit",
+        "1",
+    ]);
+    assert!(
+        text.contains("not proven: future captures between") && !text.contains("with best play ("),
+        "{text}"
+    );
+}
+
+#[test]
 fn probing_beyond_the_table_and_damaged_tables_are_clear_errors() {
     let (code, _, err) = oware(&["tablebase", "probe", "--tb", TB]);
     assert_ne!(code, 0);

@@ -10,6 +10,11 @@
 //! - the same outcome share over the *critical* positions only: those where some legal
 //!   move would change the outcome (elsewhere every move is equally right).
 //!
+//! Only *proven* positions count: those where every legal move's value is exact in the
+//! tables (no repetition score enters it). Under the own-row repetition rules an inexact
+//! value is the repetition score of a board, a guess about the history, and a move
+//! judged by it may be right or wrong; such positions are left out and counted.
+//!
 //! A suite comes from real self-play games (the training recipe, played by a network),
 //! not from uniform random boards, which real games rarely reach.
 
@@ -25,8 +30,10 @@ use crate::tablebase::{Tablebase, TbOutcome};
 pub struct AccuracyReport {
     /// The player measured.
     pub player: String,
-    /// Positions judged.
+    /// Positions judged (proven ones).
     pub positions: usize,
+    /// Positions of the suite left out: some move's value is not proven.
+    pub unproven: usize,
     /// Share of moves keeping the best outcome.
     pub outcome_accuracy: f64,
     /// Share of moves keeping the best margin.
@@ -48,6 +55,8 @@ pub struct Judged {
     pub margins: [Option<i32>; 6],
     /// Outcome of each legal move given the stores.
     pub outcomes: [Option<TbOutcome>; 6],
+    /// Every legal move's value is proven (see [`Tablebase::move_proven`]).
+    pub proven: bool,
 }
 
 impl Judged {
@@ -57,6 +66,8 @@ impl Judged {
         if margins.iter().all(Option::is_none) {
             return None;
         }
+        let exact = tb.move_proven(pos)?;
+        let proven = (0..6).all(|a| margins[a].is_none() || exact[a]);
         let me = pos.side.index();
         let diff = pos.stores[me] as i32 - pos.stores[1 - me] as i32;
         let outcomes = margins.map(|m| {
@@ -66,7 +77,11 @@ impl Judged {
                 _ => TbOutcome::Loss,
             })
         });
-        Some(Judged { margins, outcomes })
+        Some(Judged {
+            margins,
+            outcomes,
+            proven,
+        })
     }
 
     /// The best margin.
@@ -100,6 +115,10 @@ pub fn score_moves(tb: &Tablebase, suite: &[Game], chosen: &[usize]) -> Accuracy
         let Some(j) = Judged::new(tb, g.position()) else {
             continue;
         };
+        if !j.proven {
+            r.unproven += 1;
+            continue;
+        }
         let Some(m) = j.margins.get(a).copied().flatten() else {
             continue; // an illegal move is impossible here: the match checked it
         };
@@ -126,7 +145,8 @@ pub fn score_moves(tb: &Tablebase, suite: &[Game], chosen: &[usize]) -> Accuracy
     r
 }
 
-/// Measures `player` on `suite` (every position covered by `tb`).
+/// Measures `player` on the proven positions of `suite` (every position covered by
+/// `tb`); the others are not played, only counted.
 pub fn measure(
     cfg: &MatchConfig,
     player: &mut Player,
@@ -134,15 +154,22 @@ pub fn measure(
     suite: &[Game],
 ) -> Result<AccuracyReport, MatchError> {
     let t0 = std::time::Instant::now();
-    let chosen = choose_moves(cfg, player, suite)?;
-    let mut r = score_moves(tb, suite, &chosen);
+    let proven: Vec<Game> = suite
+        .iter()
+        .filter(|g| Judged::new(tb, g.position()).is_some_and(|j| j.proven))
+        .cloned()
+        .collect();
+    let chosen = choose_moves(cfg, player, &proven)?;
+    let mut r = score_moves(tb, &proven, &chosen);
+    r.unproven = suite.len() - proven.len();
     r.player = player.name();
     r.seconds = t0.elapsed().as_secs_f64();
     Ok(r)
 }
 
 /// Picks up to `per_game` positions from each game (given as its start and moves), at
-/// plies where the table covers the board and the game goes on, drawn with `seed`;
+/// plies where the table covers the board, proves every move's value and the game goes
+/// on, drawn with `seed`;
 /// returns at most `limit` of them, each as the game up to that ply. Deterministic.
 pub fn suite_from_games(
     tb: &Tablebase,
@@ -163,7 +190,7 @@ pub fn suite_from_games(
             if g.is_over() {
                 break;
             }
-            if tb.covers(g.position()) && Judged::new(tb, g.position()).is_some() {
+            if Judged::new(tb, g.position()).is_some_and(|j| j.proven) {
                 covered.push(ply);
             }
             if g.play(a as usize).is_err() {
@@ -260,7 +287,15 @@ mod tests {
             })
             .collect();
         let b = score_moves(&tb, &suite, &best);
-        assert_eq!(b.positions, suite.len());
+        // Unproven positions are left out and counted; under abapa some 5-seed boards
+        // are unproven, and most are proven.
+        let proven = suite
+            .iter()
+            .filter(|g| Judged::new(&tb, g.position()).unwrap().proven)
+            .count();
+        assert_eq!(b.positions, proven);
+        assert_eq!(b.unproven, suite.len() - proven);
+        assert!(b.unproven > 0 && proven > b.unproven, "{b:?}");
         assert_eq!(b.outcome_accuracy, 1.0);
         assert_eq!(b.margin_accuracy, 1.0);
         assert_eq!(b.mean_margin_lost, 0.0);

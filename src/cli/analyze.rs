@@ -30,8 +30,9 @@ pub struct Args {
     /// Alpha-beta depth for exact wins and losses (0: off).
     #[arg(long, default_value_t = 12)]
     exact_depth: u32,
-    /// Endgame tables (`oware tablebase build`): where they cover a position, its result
-    /// with best play is exact and named in the review.
+    /// Endgame tables (`oware tablebase build`): where they prove a position's result
+    /// given the game's history (an exact entry, or a search that carries the history),
+    /// it is named in the review.
     #[arg(long, value_name = "DIR")]
     tb: Option<PathBuf>,
     /// Print one JSON object instead of text.

@@ -18,7 +18,7 @@ pub struct Args {
     #[arg(long)]
     rules: Option<String>,
     /// Play with the alpha-beta search instead of the network.
-    #[arg(long, conflicts_with_all = ["model", "sims", "movetime", "threads", "hash", "shipped_tb", "minibatch"])]
+    #[arg(long, conflicts_with_all = ["model", "sims", "movetime", "threads", "hash", "shipped_tb", "no_tb", "minibatch"])]
     alphabeta: bool,
     /// With --alphabeta: transposition table size in MiB (the `Hash` option).
     #[arg(long, requires = "alphabeta")]
@@ -38,11 +38,14 @@ pub struct Args {
     /// result, in the alpha-beta search and in MCTS alike.
     #[arg(long, alias = "tb", value_name = "DIR")]
     tablebase: Option<PathBuf>,
-    /// MCTS with the shipped tables of its rules (`tablebases/RULES`), if present. Off by
-    /// default: their entries decided by repetition are guesses, and with them the
-    /// engine lost strength (experiments/recorded/engine/).
+    /// MCTS with the shipped tables of its rules (`tablebases/RULES`), if present: the
+    /// default, which this states.
     #[arg(long, conflicts_with = "tablebase")]
     shipped_tb: bool,
+    /// MCTS without endgame tables (by default it opens the shipped ones of its rules,
+    /// if present, and ends lines only where they prove the result).
+    #[arg(long, conflicts_with_all = ["tablebase", "shipped_tb"])]
+    no_tb: bool,
     /// MCTS worker threads (the `Threads` option). Default: the machine's cores.
     #[arg(long)]
     threads: Option<usize>,
@@ -91,10 +94,10 @@ pub fn run(a: Args) -> Result<()> {
     }
     let (evaluator, manifest) = NetEvaluator::from_checkpoint(&model, DeviceKind::Cpu)?;
     let rules = super::parse_rules(a.rules.as_deref().unwrap_or(&manifest.rules))?;
-    let dir = match (&a.tablebase, a.shipped_tb) {
+    let dir = match (&a.tablebase, a.no_tb) {
         (Some(d), _) => Some(d.clone()),
-        (None, true) => shipped_tables(rules),
-        (None, false) => None,
+        (None, true) => None,
+        (None, false) => shipped_tables(rules),
     };
     let tb = super::open_tablebase(dir.as_deref(), rules)?;
     let mut searcher = MctsSearcher::new(

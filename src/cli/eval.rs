@@ -260,7 +260,7 @@ fn run_accuracy(a: Args, rules: RuleSet, mut player: Player) -> Result<()> {
         ));
     }
     super::out(&format!(
-        "{}: {} positions with at most {} seeds (seed {})
+        "{}: {} proven positions with at most {} seeds (seed {}); {} left out (a repetition may decide them)
          outcome accuracy {:.4}  (moves keeping the best win/draw/loss)
          margin accuracy  {:.4}  (moves keeping the best margin)
          mean margin lost {:.3} seeds per move
@@ -271,6 +271,7 @@ fn run_accuracy(a: Args, rules: RuleSet, mut player: Player) -> Result<()> {
         r.positions,
         tb.max_seeds(),
         a.seed,
+        r.unproven,
         r.outcome_accuracy,
         r.margin_accuracy,
         r.mean_margin_lost,

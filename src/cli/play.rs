@@ -32,6 +32,7 @@ use crate::game::{
 use crate::net::{DeviceKind, NetEvaluator};
 use crate::search::cache::EvalCache;
 use crate::search::mcts::ParallelSearch;
+use crate::tablebase::prove::Prover;
 
 /// Simulations of a `hint` search (at least the level's).
 const HINT_SIMULATIONS: u32 = 400;
@@ -58,8 +59,9 @@ pub struct Args {
     /// Seed of the computer's randomness (noise and temperature).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Endgame tables (`oware tablebase build`): the computer's search ends at positions
-    /// they cover, and `hint` says whether you have won, drawn or lost with best play.
+    /// Endgame tables (`oware tablebase build`): the computer's search ends where they
+    /// prove the result after a capture, and `hint` says whether you have won, drawn or
+    /// lost with best play, or that a repetition may decide and it is not proven.
     #[arg(long, value_name = "DIR")]
     tb: Option<PathBuf>,
     /// Threads of the computer's search (the engine's searcher; the levels are counted
@@ -68,6 +70,9 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     threads: usize,
 }
+
+/// Nodes the search behind the tables' hint may take where no entry proves the value.
+const HINT_NODES: u64 = 200_000;
 
 /// The game being played, with the search that plays the computer's side.
 struct Session {
@@ -81,20 +86,14 @@ struct Session {
 
 impl Session {
     /// What the tables say of the position, for the mover: the result with best play
-    /// and the moves that keep it. `None` when they do not cover it.
+    /// and the moves that keep it, or that it is not proven (a repetition may decide,
+    /// given the moves since the last capture). `None` when they do not cover it.
     fn table_hint(&self) -> Option<String> {
         let tb = self.tablebase.as_ref()?;
-        let pos = self.game.position();
-        let p = tb.probe(pos)?;
-        let j = crate::arena::accuracy::Judged::new(tb, pos)?;
-        let best = j.best_outcome();
-        let keep: String = (0..6)
-            .filter(|&a| j.outcomes[a].is_some_and(|o| o.score() == best))
-            .map(|a| move_letter(pos.side, a))
-            .collect();
+        let v = Prover::new(tb, HINT_NODES).game(&self.game)?;
         Some(format!(
-            "tables: {} with best play; moves that keep it: {keep}\n",
-            p.outcome.past()
+            "tables: {}\n",
+            v.summary(self.game.position().side)
         ))
     }
 

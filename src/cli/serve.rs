@@ -40,9 +40,9 @@ pub struct Args {
     /// Puzzles to find in self-play games after start-up (0: none).
     #[arg(long, default_value_t = 60)]
     puzzles: usize,
-    /// Endgame tables (`oware tablebase build`): searches end at the positions they
-    /// cover, analysis takes exact results from them, and `bestmove` reports the result
-    /// with best play.
+    /// Endgame tables (`oware tablebase build`): searches end where they prove the
+    /// result after a capture, analysis takes proven results from them, and `bestmove`
+    /// reports the result with best play where proven.
     #[arg(long)]
     tb: Option<PathBuf>,
     /// Seed of the puzzle games.

@@ -8,6 +8,7 @@ use anyhow::{Result, bail};
 
 use crate::game::{Position, Side, move_letter};
 use crate::rng::Rng;
+use crate::tablebase::prove::{Known, Prover, Source, since_capture};
 use crate::tablebase::solve::Solver;
 use crate::tablebase::{self, Tablebase, index};
 
@@ -17,23 +18,27 @@ pub enum Tb {
     /// Build the tables of every board with at most N seeds (retrograde analysis); an
     /// interrupted build resumes at the seed count it was on.
     Build(BuildArgs),
-    /// The value of a position: the margin the mover can force, the outcome with the
-    /// stores, and each legal move's value.
+    /// The value of a position with best play: the margin the mover can force, the
+    /// outcome with the stores, and each legal move's value, each proven or said not to be.
     ///
-    /// Repetition: a value is proven ("exact") when no repetition can enter the play
-    /// that decides it, here or in any smaller table. Under abapa (and
-    /// grand-slam-captures, ouril) a repeated position ends the game with each player
-    /// taking the seeds of his own row, so inside a cycle of non-capturing moves the
-    /// value can depend on the path that led there. The table holds the value for the
-    /// board met with no position played since the last capture (as right after a
-    /// capture), with the repetition scored where the cycle would close at this board;
-    /// such a value is printed with "[decided by repetition]" (`"exact": false` in
-    /// JSON). Under awari and traditional a repetition splits the seeds evenly and the
-    /// values are right either way. The section "Repetition" of docs/tablebase.md gives
-    /// the details; `oware tablebase verify` measures how often such a value differs
-    /// from an exact search that carries the history.
+    /// Repetition: under abapa (and grand-slam-captures, ouril) a repeated position ends
+    /// the game with each player taking the seeds of his own row, so inside a cycle of
+    /// non-capturing moves a value can depend on the moves since the last capture. A
+    /// table entry is the value of its board with no history since the last capture
+    /// (as right after one), and it is proven ("exact") only where no repetition can
+    /// enter the play that decides it, here or in any smaller table. Elsewhere, and for
+    /// a position with history (`--moves` without a capture since), the value is found
+    /// by a search that carries the history from the position, within `--node-limit`
+    /// nodes; what it cannot finish is printed as "not proven", with the bounds the
+    /// table guarantees when there is no history. Under awari and traditional a
+    /// repetition splits the seeds evenly and every entry is exact. The section
+    /// "Repetition" of docs/tablebase.md gives the details; `oware tablebase verify`
+    /// checks the tables against the same search.
     Probe(ProbeArgs),
-    /// Compare the tables with an exact search that carries the history, on random boards.
+    /// Check the tables against an exact search that carries the history, on random
+    /// boards: every exact entry must be the search's value and every value must lie in
+    /// the entry's bounds (a disagreement fails the command); how often the stored
+    /// repetition score happens to be right is reported too.
     Verify(VerifyArgs),
 }
 
@@ -69,8 +74,15 @@ pub struct ProbeArgs {
     /// Moves to play first.
     #[arg(long)]
     moves: Option<String>,
-    /// Print one JSON object: `value`, `exact`, `outcome` (for the mover), `moves`
-    /// (letter → value).
+    /// Nodes the search that carries the history may take for the position, and for
+    /// each move, where the table does not prove the value.
+    #[arg(long, default_value_t = 2_000_000)]
+    node_limit: u64,
+    /// Print one JSON object: `value` and `outcome` for the mover (null where not
+    /// proven), `proven_by` (`table`, `search` or null), `bounds` ([low, high] where not
+    /// proven and the position has no history), `table_value` and `exact` (the entry as
+    /// stored), `history` (positions since the last capture), `moves` (letter → value,
+    /// or null where not proven), `nodes`.
     #[arg(long)]
     json: bool,
 }
@@ -179,6 +191,18 @@ fn build(a: BuildArgs) -> Result<()> {
     }
 }
 
+/// `Known` as text: "+2", or "not proven (between −2 and +2)".
+fn known_text(k: &Known) -> String {
+    match k {
+        Known::Proven(v, _) => format!("{v:+}"),
+        Known::Unproven {
+            bounds: Some([lo, hi]),
+            ..
+        } => format!("not proven (between {lo:+} and {hi:+})"),
+        Known::Unproven { .. } => "not proven".into(),
+    }
+}
+
 fn probe(a: ProbeArgs) -> Result<()> {
     let tb = Tablebase::open(&a.tb)?;
     let game = super::game_from(tb.rules(), a.fen.as_deref(), a.moves.as_deref())?;
@@ -191,42 +215,94 @@ fn probe(a: ProbeArgs) -> Result<()> {
             tb.max_seeds()
         );
     };
-    let mv = tb.move_values(&pos).expect("covered");
-    let mut moves = serde_json::Map::new();
-    for (act, v) in mv.iter().enumerate() {
-        if let Some(v) = v {
-            moves.insert(move_letter(pos.side, act).to_string(), (*v).into());
-        }
+    let history = since_capture(&game);
+    let prover = Prover::new(&tb, a.node_limit);
+    let known = prover.position(&pos, &history).expect("covered");
+    let moves = prover.moves(&pos, &history).expect("covered");
+    let me = pos.side.index();
+    let stores = pos.stores[me] as i32 - pos.stores[1 - me] as i32;
+    let outcome = known.outcome(stores);
+    let nodes = |k: &Known| match *k {
+        Known::Proven(_, Source::Search(n)) | Known::Unproven { nodes: n, .. } => n,
+        Known::Proven(_, Source::Table) => 0,
+    };
+    let legal: Vec<(char, Known)> = (0..6)
+        .filter_map(|act| moves[act].map(|k| (move_letter(pos.side, act), k)))
+        .collect();
+    let total_nodes = nodes(&known) + legal.iter().map(|(_, k)| nodes(k)).sum::<u64>();
+    if a.json {
+        let moves: serde_json::Map<_, _> = legal
+            .iter()
+            .map(|(l, k)| (l.to_string(), k.value().into()))
+            .collect();
+        let (proven_by, bounds) = match known {
+            Known::Proven(_, Source::Table) => (Some("table"), None),
+            Known::Proven(_, Source::Search(_)) => (Some("search"), None),
+            Known::Unproven { bounds, .. } => (None, bounds),
+        };
+        let v = serde_json::json!({
+            "fen": pos.to_string(), "to_move": pos.side.letter().to_string(),
+            "value": known.value(), "outcome": outcome.map(|o| o.name()),
+            "proven_by": proven_by, "bounds": bounds,
+            "table_value": p.value, "exact": p.exact, "history": history.len(),
+            "moves": moves, "nodes": total_nodes, "game_over": game.outcome().is_some(),
+        });
+        return super::out(&format!("{v}\n"));
     }
     let mover = match pos.side {
         Side::South => "South",
         Side::North => "North",
     };
-    if a.json {
-        let v = serde_json::json!({
-            "fen": pos.to_string(), "to_move": pos.side.letter().to_string(),
-            "value": p.value, "exact": p.exact, "outcome": p.outcome.name(), "moves": moves,
-            "game_over": game.outcome().is_some(),
-        });
-        return super::out(&format!("{v}\n"));
+    let stores_text = format!("stores {}–{}", pos.stores[me], pos.stores[1 - me]);
+    let mut s = match (known, outcome) {
+        (Known::Proven(v, src), Some(o)) => format!(
+            "{mover} to move: {} with best play (future captures {v:+}, {stores_text}), {}\n",
+            o.past(),
+            match src {
+                Source::Table => "from the table".to_string(),
+                Source::Search(n) =>
+                    format!("proven by a search that carries the history ({n} nodes)"),
+            }
+        ),
+        (Known::Unproven { bounds, nodes, .. }, o) => format!(
+            "{mover} to move: not proven: future captures {} ({stores_text}){}; a repetition \
+             may decide, so the value depends on the moves since the last capture, and a \
+             search that carries the history gave up after {nodes} nodes (--node-limit)\n",
+            bounds.map_or("unknown".to_string(), |[lo, hi]| format!(
+                "between {lo:+} and {hi:+}"
+            )),
+            o.map_or(String::new(), |o| format!(
+                ", {} with best play either way",
+                o.past()
+            )),
+        ),
+        (Known::Proven(..), None) => unreachable!("a proven value has an outcome"),
+    };
+    if !p.exact || !history.is_empty() {
+        s.push_str(&format!(
+            "the table's entry: {:+} for the board with no history since the last capture, {}\n",
+            p.value,
+            if p.exact {
+                "proven".to_string()
+            } else {
+                format!(
+                    "not proven (a repetition may decide it; between {:+} and {:+})",
+                    p.bounds[0], p.bounds[1]
+                )
+            }
+        ));
     }
-    let mut s = format!(
-        "{mover} to move: {} with best play (future captures {:+}, stores {}–{}){}\n",
-        p.outcome.past(),
-        p.value,
-        pos.stores[pos.side.index()],
-        pos.stores[1 - pos.side.index()],
-        if p.exact {
-            ""
-        } else {
-            " [decided by repetition: see `oware tablebase probe --help`]"
-        }
-    );
+    if !history.is_empty() {
+        s.push_str(&format!(
+            "{} positions since the last capture\n",
+            history.len()
+        ));
+    }
     if game.outcome().is_some() {
         s.push_str("the game is already over\n");
     }
-    for (l, v) in &moves {
-        s.push_str(&format!("  {l} {v:+}\n"));
+    for (l, k) in &legal {
+        s.push_str(&format!("  {l} {}\n", known_text(k)));
     }
     super::out(&s)
 }
@@ -258,7 +334,7 @@ fn verify(a: VerifyArgs) -> Result<()> {
     let mut rng = Rng::new(a.seed);
     let t0 = Instant::now();
     let (mut exact, mut agree, mut bad_exact, mut bad_rep, mut unsolved) = (0, 0, 0, 0, 0);
-    let (mut outcome_bad, mut nodes) = (0u64, 0u64);
+    let (mut outcome_bad, mut nodes, mut out_of_bounds) = (0u64, 0u64, 0u64);
     let mut examples = Vec::new();
     for _ in 0..a.positions {
         let n = match a.seeds {
@@ -271,11 +347,18 @@ fn verify(a: VerifyArgs) -> Result<()> {
             stores: [0, 0],
             side: Side::South,
         };
-        let (v, e) = tb.value(&pos).expect("covered");
+        let p = tb.probe(&pos).expect("covered");
+        let (v, e, [lo, hi]) = (p.value, p.exact, p.bounds);
         exact += e as u64;
         match solver.solve_near(&pos, v) {
             Ok(s) => {
                 nodes += solver.nodes();
+                if !(lo..=hi).contains(&s) {
+                    out_of_bounds += 1;
+                    if examples.len() < 5 {
+                        examples.push(format!("{pos} bounds {lo:+}..{hi:+} search {s:+}"));
+                    }
+                }
                 if s == v {
                     agree += 1;
                 } else {
@@ -287,8 +370,8 @@ fn verify(a: VerifyArgs) -> Result<()> {
                     if s.signum() != v.signum() {
                         outcome_bad += 1;
                     }
-                    if examples.len() < 5 {
-                        examples.push(format!("{pos} table {v:+} search {s:+}"));
+                    if e && examples.len() < 5 {
+                        examples.push(format!("{pos} exact table {v:+} search {s:+}"));
                     }
                 }
             }
@@ -302,8 +385,9 @@ fn verify(a: VerifyArgs) -> Result<()> {
             "positions": a.positions, "max_seeds": a.max_seeds, "seed": a.seed,
             "exact_entries": exact, "solved": solved, "unsolved": unsolved,
             "agree": agree, "disagree_exact": bad_exact, "disagree_repetition": bad_rep,
-            "disagree_sign": outcome_bad, "search_nodes": nodes, "seconds": secs,
-            "examples": examples,
+            "disagree_sign": outcome_bad, "outside_bounds": out_of_bounds,
+            "disagreements": bad_exact + out_of_bounds, "bounds_stored": tb.has_bounds(),
+            "search_nodes": nodes, "seconds": secs, "examples": examples,
         });
         return super::out(&format!("{v}\n"));
     }
@@ -312,8 +396,9 @@ fn verify(a: VerifyArgs) -> Result<()> {
         "{} random boards with 1..={} seeds ({} rules, seed {}), {:.1} s\n\
          exact entries (proven: no repetition score enters them): {exact} ({:.2}%)\n\
          solved by the history-aware search: {solved} (unsolved within {} nodes: {unsolved})\n\
-         agree: {agree} ({:.3}% of solved)\n\
-         disagree: {} (exact entries {bad_exact}, repetition entries {bad_rep}); sign of the margin differs in {outcome_bad}\n",
+         disagreements: {} (exact entries that differ: {bad_exact}; values outside the bounds: {out_of_bounds})\n\
+         the stored value (the repetition score where not exact) is the search's in {agree} ({:.3}% of solved); \
+         repetition entries that differ: {bad_rep}, with the sign of the margin in {outcome_bad}\n",
         a.positions,
         a.max_seeds,
         rules.name(),
@@ -321,15 +406,24 @@ fn verify(a: VerifyArgs) -> Result<()> {
         secs,
         pct(exact, a.positions as u64),
         a.node_limit,
+        bad_exact + out_of_bounds,
         pct(agree, solved),
-        bad_exact + bad_rep,
     );
     for e in &examples {
         s.push_str(&format!("  {e}\n"));
     }
     super::out(&s)?;
-    if bad_exact > 0 {
-        bail!("{bad_exact} entries marked exact disagree with the search");
+    if bad_exact + out_of_bounds > 0 {
+        bail!(
+            "{} disagreements with the search: {bad_exact} exact entries, {out_of_bounds} values outside the bounds",
+            bad_exact + out_of_bounds
+        );
+    }
+    if !tb.has_bounds() {
+        eprintln!(
+            "note: these tables predate stored bounds (format 2); `oware tablebase build` with \
+             the same --out writes them"
+        );
     }
     Ok(())
 }

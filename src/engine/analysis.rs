@@ -13,9 +13,12 @@
 //!   values where it proves a forced win or loss (±1): network noise can blur a 0.3
 //!   difference, never a proof.
 //!
-//! - endgame tables, when given, override both where they cover the position: the
-//!   result with best play (won +1, drawn 0, lost −1) is exact, and is named in the
-//!   review ("won with best play").
+//! - endgame tables, when given, override both where they prove the position's result
+//!   given the game's history (an exact entry after a capture, or a search that carries
+//!   the history, see `tablebase::prove`): the result with best play (won +1, drawn 0,
+//!   lost −1) is exact, and is named in the review ("won with best play"). A position
+//!   whose value a repetition may decide and which that search cannot finish is left to
+//!   the other two.
 //!
 //! Value lost = max(0, value of the best move − value after the played move); the
 //! search's own best move loses 0 unless a proof says otherwise. Grades by value lost:
@@ -39,6 +42,7 @@ use crate::search::alphabeta::AlphaBeta;
 use crate::search::mcts::{BatchSearch, MctsConfig};
 use crate::search::{Evaluator, Limits};
 use crate::tablebase::Tablebase;
+use crate::tablebase::prove::Prover;
 
 /// How good a move was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -149,6 +153,9 @@ pub struct MoveReview {
     pub table_after: Option<&'static str>,
 }
 
+/// Nodes the search behind the tables may take per position where no entry proves it.
+const TABLE_NODES: u64 = 200_000;
+
 /// What the search (and alpha-beta) say about one position of the game.
 struct PositionEval {
     value: f32,
@@ -218,9 +225,12 @@ pub fn review(game: &Game, evaluator: &mut dyn Evaluator, cfg: &ReviewConfig) ->
                 a.is_decided().then(|| a.score_cp.signum() as f32)
             })
             .flatten();
+        // Proven outcomes only, given the game's history: an entry a repetition may
+        // decide is searched from the history, and left out if the search gives up.
         let table = tb
-            .and_then(|t| t.probe(g.position()))
-            .map(|p| p.outcome.score() as f32);
+            .and_then(|t| Prover::new(t, TABLE_NODES).game(g))
+            .and_then(|v| v.outcome)
+            .map(|o| o.score() as f32);
         Some(PositionEval {
             value: r.value,
             best: r.best,

@@ -636,12 +636,13 @@ mod tests {
 
     #[test]
     fn a_timed_search_where_every_line_ends_at_once_still_stops() {
-        // With the shipped tables every child of a 6-seed position is a finished game:
-        // every descent is terminal, and the search must still notice its time.
+        // South's only move F takes 2 and reaches 26: every descent ends at once in a
+        // finished game (as every line ending in a table position did when the tables
+        // ended lines without a capture), and the search must still notice its time.
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tablebases/abapa");
         let tb = crate::tablebase::open_shared(&dir).expect("the shipped tables");
         let mut s = with_threads(2, 16).with_tablebase(Some(tb));
-        let pos: Position = "0-0-2-0-0-1-1-1-0-0-0-1-20-22-S".parse().unwrap();
+        let pos: Position = "0-0-0-0-0-1-1-0-0-0-0-1-24-21-S".parse().unwrap();
         let game = Game::new(RuleSet::abapa(), pos);
         let stop = AtomicBool::new(false);
         let r = s.search(&game, &Limits::movetime_ms(50), &stop, &mut |_| {});
@@ -650,6 +651,27 @@ mod tests {
                 .is_some_and(|a| game.legal_moves() & (1 << a) != 0)
         );
         assert!(r.nodes > 0);
+    }
+
+    #[test]
+    fn the_tables_end_only_proven_lines() {
+        // North's only move starts a forced line that repeats after 13 plies, and South
+        // wins 25–23 (see the tablebase tests); the table's entry, a guess about the
+        // history, calls it a draw. The search with the tables must find the loss.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tablebases/abapa");
+        let tb = crate::tablebase::open_shared(&dir).expect("the shipped tables");
+        let pos: Position = "0-0-0-0-0-0-0-1-0-0-0-1-24-22-N".parse().unwrap();
+        assert_eq!(tb.probe(&pos).map(|p| p.exact), Some(false));
+        let game = Game::new(RuleSet::abapa(), pos);
+        let mut s = with_threads(1, 16).with_tablebase(Some(tb));
+        let r = s.search(
+            &game,
+            &Limits::nodes(400),
+            &AtomicBool::new(false),
+            &mut |_| {},
+        );
+        assert_eq!(r.best_move, Some(5));
+        assert!(r.score_cp < -2000, "North loses: {}", r.score_cp);
     }
 
     #[test]

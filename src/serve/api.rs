@@ -17,7 +17,6 @@ use serde_json::{Value, json};
 use super::ServeLimits;
 use super::pool::{PoolError, SearchJob, SearchPool};
 use super::puzzles::PuzzleBook;
-use crate::arena::accuracy::Judged;
 use crate::engine::Level;
 use crate::engine::analysis::ReviewConfig;
 use crate::engine::mcts::line_letters;
@@ -54,28 +53,46 @@ impl AppState {
     }
 }
 
-/// What the tables say of `pos` under `rules`: the result with best play for the mover
-/// and the moves that keep it; `null` where they do not cover the position.
-fn table_json(tb: Option<&Tablebase>, pos: &Position) -> Value {
+/// Nodes the search behind the tables may take for a position (and for each move)
+/// where no entry proves the value.
+const TABLE_NODES: u64 = 100_000;
+
+/// What the tables say of `game`'s position, given its history: the result with best
+/// play for the mover and the moves that keep it where proven, else the bounds; `null`
+/// where they do not cover the position.
+fn table_json(tb: Option<&Tablebase>, game: &Game) -> Value {
+    use crate::tablebase::prove::{Known, Prover, Source};
     let Some(tb) = tb else { return Value::Null };
-    let (Some(p), Some(j)) = (tb.probe(pos), Judged::new(tb, pos)) else {
+    let pos = game.position();
+    let (Some(p), Some(v)) = (tb.probe(pos), Prover::new(tb, TABLE_NODES).game(game)) else {
         return Value::Null;
     };
-    let best = j.best_outcome();
     let keep: String = (0..6)
-        .filter(|&a| j.outcomes[a].is_some_and(|o| o.score() == best))
+        .filter(|a| v.keep & (1 << a) != 0)
         .map(|a| move_letter(pos.side, a))
         .collect();
     let margins: serde_json::Map<String, Value> = (0..6)
-        .filter_map(|a| Some((move_letter(pos.side, a).to_string(), json!(j.margins[a]?))))
+        .filter_map(|a| {
+            let m = v.moves[a]?;
+            Some((move_letter(pos.side, a).to_string(), json!(m.value())))
+        })
         .collect();
+    let (proven_by, bounds) = match v.known {
+        Known::Proven(_, Source::Table) => (Some("table"), None),
+        Known::Proven(_, Source::Search(_)) => (Some("search"), None),
+        Known::Unproven { bounds, .. } => (None, bounds),
+    };
     json!({
-        "outcome": p.outcome.name(),
-        "margin": p.value,
+        "outcome": v.outcome.map(|o| o.name()),
+        "margin": v.known.value(),
         "keep": keep,
         "moves": margins,
-        "history_free": true,
+        "proven_by": proven_by,
+        "bounds": bounds,
+        "history": v.history,
+        "history_free": v.history == 0,
         "exact": p.exact,
+        "summary": v.summary(pos.side),
     })
 }
 
@@ -490,6 +507,7 @@ pub async fn bestmove(
     let pos = *b.game.position();
     let rules = b.game.rules();
     let legal = b.game.legal_moves();
+    let tables = table_json(s.tables_for(rules).as_deref(), &b.game);
     let (job, level) = search_job(&r, b.game, &s.limits)?;
     let a = s.pool.search(job).await?;
     let side = pos.side;
@@ -503,7 +521,7 @@ pub async fn bestmove(
         "simulations": a.simulations,
         "elapsed_ms": a.elapsed.as_secs_f64() * 1000.0,
         "level": level.map(|l| l.name()),
-        "tablebase": table_json(s.tables_for(rules).as_deref(), &pos),
+        "tablebase": tables,
     }))
 }
 

@@ -1,20 +1,22 @@
 //! Table files and the manifest: the on-disk format, written atomically, read with every
 //! check a truncated, corrupt or foreign file can fail.
 //!
-//! A table file `seeds-NN.tb` is a 32-byte header then one byte per board in rank order:
+//! A table file `seeds-NN.tb` is a 32-byte header, then one byte per board in rank order
+//! (the entry: value and exact bit), then two per board in rank order (the bounds: the
+//! lowest and highest value no repetition can break, each an `i8`):
 //!
 //! | bytes | what |
 //! |---|---|
 //! | 0..4 | magic `OWTB` |
-//! | 4..8 | format version, u32 little-endian (2; version 1's bit 7 only meant "decided without repetition at this count") |
+//! | 4..8 | format version, u32 little-endian (3; version 2 had no bounds, and is still read: an exact entry's bounds are its value, another's ±n; version 1's bit 7 only meant "decided without repetition at this count") |
 //! | 8 | seed count `n` |
 //! | 9 | rule set (index in the preset list: 0 abapa, 1 awari, 2 grand-slam-captures, 3 ouril, 4 traditional) |
 //! | 10..16 | zero |
 //! | 16..24 | boards, u64 little-endian: C(n+11, 11) |
-//! | 24..32 | checksum of the entries, u64 little-endian |
+//! | 24..32 | checksum of the entries then the bounds, u64 little-endian |
 //!
-//! The checksum is FNV-1a taken over the entries as little-endian 64-bit words (the
-//! last word zero-padded), so checking 226 MB takes a fraction of a second.
+//! The checksum is FNV-1a taken over the bytes after the header as little-endian 64-bit
+//! words (the last word zero-padded), so checking 678 MB takes a fraction of a second.
 
 use std::fs;
 use std::io::Write;
@@ -23,18 +25,21 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::TablebaseError;
+use super::build::{Bounds, decode};
 use super::index::boards_with;
 use crate::game::{Preset, RuleSet};
 
-/// The table file format version.
-pub const FORMAT_VERSION: u32 = 2;
+/// The table file format version written.
+pub const FORMAT_VERSION: u32 = 3;
+/// The version before bounds were stored; still read.
+const VERSION_NO_BOUNDS: u32 = 2;
 const MAGIC: &[u8; 4] = b"OWTB";
 const HEADER: usize = 32;
 /// The manifest's file name inside a table directory.
 pub const MANIFEST: &str = "manifest.json";
 
 /// What the value of an entry means, written into every manifest.
-pub const VALUE_MEANING: &str = "margin of future captures (mover's minus opponent's, seeds still on the board shared as the rules end the game) that the player to move can force with best play from this board, with no position repeated since the last capture; stores do not enter (the outcome is the sign of store difference + value). Bit 7 set (exact): the value is proven, no repetition score entering it, at this seed count or in any smaller table its lines reach. Bit 7 clear: a repetition may decide; where it does at this count, the value is the repetition score of this board (own-row rules: mover's row minus opponent's; split-evenly rules: 0) clamped into the interval both sides can force.";
+pub const VALUE_MEANING: &str = "margin of future captures (mover's minus opponent's, seeds still on the board shared as the rules end the game) that the player to move can force with best play from this board, with no position repeated since the last capture; stores do not enter (the outcome is the sign of store difference + value). Bit 7 set (exact): the value is proven, no repetition score entering it, at this seed count or in any smaller table its lines reach. Bit 7 clear: a repetition may decide; where it does at this count, the value is the repetition score of this board (own-row rules: mover's row minus opponent's; split-evenly rules: 0) clamped into the interval both sides can force. Bounds (format 3): the lowest and highest value that no repetition score can break, at this count or any smaller; the value with no history lies between them, and they meet exactly where bit 7 is set.";
 
 /// The manifest: `manifest.json` in the table directory.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -114,10 +119,10 @@ impl Manifest {
                 m.format
             )));
         }
-        if m.version != FORMAT_VERSION {
+        if m.version != FORMAT_VERSION && m.version != VERSION_NO_BOUNDS {
             return Err(bad(format!(
-                "format version {}, this program reads {FORMAT_VERSION}: build the tables \
-                 again with `oware tablebase build`",
+                "format version {}, this program reads {VERSION_NO_BOUNDS} and \
+                 {FORMAT_VERSION}: build the tables again with `oware tablebase build`",
                 m.version
             )));
         }
@@ -191,15 +196,21 @@ pub fn write_atomic(path: &Path, data: &[u8]) -> Result<(), TablebaseError> {
     })
 }
 
-/// Writes the table of `seeds` seeds; returns its manifest entry (timing left at 0).
+/// Writes the table of `seeds` seeds, entries and bounds; returns its manifest entry
+/// (timing left at 0).
 pub fn write_table(
     dir: &Path,
     rules: RuleSet,
     seeds: usize,
     entries: &[u8],
+    bounds: &Bounds,
 ) -> Result<FileEntry, TablebaseError> {
-    let sum = checksum(entries);
-    let mut buf = Vec::with_capacity(HEADER + entries.len());
+    assert_eq!(entries.len(), bounds.len(), "one pair of bounds per entry");
+    let mut body = Vec::with_capacity(3 * entries.len());
+    body.extend_from_slice(entries);
+    body.extend(bounds.iter().flat_map(|b| b.map(|x| x as u8)));
+    let sum = checksum(&body);
+    let mut buf = Vec::with_capacity(HEADER + body.len());
     buf.extend_from_slice(MAGIC);
     buf.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     buf.push(seeds as u8);
@@ -207,7 +218,7 @@ pub fn write_table(
     buf.extend_from_slice(&[0u8; 6]);
     buf.extend_from_slice(&(entries.len() as u64).to_le_bytes());
     buf.extend_from_slice(&sum.to_le_bytes());
-    buf.extend_from_slice(entries);
+    buf.extend_from_slice(&body);
     let name = file_name(seeds);
     write_atomic(&dir.join(&name), &buf)?;
     Ok(FileEntry {
@@ -223,13 +234,24 @@ pub fn write_table(
     })
 }
 
+/// A table as read: the entries and the bounds (see the module docs), and whether the
+/// bounds were stored (format 3) or made from the entries (format 2).
+pub struct ReadTable {
+    /// One byte per board.
+    pub entries: Vec<u8>,
+    /// One pair per board.
+    pub bounds: Bounds,
+    /// The file held the bounds.
+    pub stored_bounds: bool,
+}
+
 /// Reads and checks the table `entry` of `dir` for `rules`: size, header, rule set and
 /// checksum, against the file's own header and the manifest.
 pub fn read_table(
     dir: &Path,
     rules: RuleSet,
     entry: &FileEntry,
-) -> Result<Vec<u8>, TablebaseError> {
+) -> Result<ReadTable, TablebaseError> {
     let path = dir.join(&entry.file);
     let bytes = fs::read(&path).map_err(|e| TablebaseError::io(&path, e))?;
     let bad = |what: String| TablebaseError::Corrupt {
@@ -247,11 +269,12 @@ pub fn read_table(
         return Err(bad("not a tablebase file (bad magic)".into()));
     }
     let version = u32::from_le_bytes(bytes[4..8].try_into().unwrap());
-    if version != FORMAT_VERSION {
+    if version != FORMAT_VERSION && version != VERSION_NO_BOUNDS {
         return Err(bad(format!(
-            "format version {version}, this program reads {FORMAT_VERSION}"
+            "format version {version}, this program reads {VERSION_NO_BOUNDS} and {FORMAT_VERSION}"
         )));
     }
+    let per_board = if version == FORMAT_VERSION { 3 } else { 1 };
     if bytes[8] as usize != entry.seeds {
         return Err(bad(format!(
             "holds {} seeds, the manifest says {}",
@@ -274,26 +297,67 @@ pub fn read_table(
             entry.boards
         )));
     }
-    if bytes.len() as u64 != HEADER as u64 + boards {
+    if bytes.len() as u64 != HEADER as u64 + per_board * boards {
         return Err(bad(format!(
             "{} bytes, expected {} (truncated or padded)",
             bytes.len(),
-            HEADER as u64 + boards
+            HEADER as u64 + per_board * boards
         )));
     }
     let stored = u64::from_le_bytes(bytes[24..32].try_into().unwrap());
-    let entries = bytes[HEADER..].to_vec();
-    let sum = checksum(&entries);
+    let sum = checksum(&bytes[HEADER..]);
     if sum != stored || format!("{sum:016x}") != entry.checksum {
         return Err(bad(format!(
             "checksum {sum:016x} does not match the header ({stored:016x}) or the manifest ({})",
             entry.checksum
         )));
     }
+    let end = HEADER + boards as usize;
+    let entries = bytes[HEADER..end].to_vec();
     if entries.iter().any(|&b| {
         (b & 0x7F) as usize > 48 + entry.seeds || ((b & 0x7F) as i32) < 48 - entry.seeds as i32
     }) {
         return Err(bad(format!("an entry lies outside ±{} seeds", entry.seeds)));
     }
-    Ok(entries)
+    let n = entry.seeds as i32;
+    let stored_bounds = version == FORMAT_VERSION;
+    let bounds: Bounds = if stored_bounds {
+        bytes[end..]
+            .chunks_exact(2)
+            .map(|c| [c[0] as i8, c[1] as i8])
+            .collect()
+    } else {
+        entries.iter().map(|&b| bounds_of_entry(b, n)).collect()
+    };
+    // The value lies between the bounds, which meet exactly on the exact entries.
+    let holds = |k: usize| {
+        let (v, exact) = decode(entries[k]);
+        let [lo, hi] = bounds[k];
+        let seeds = -n..=n;
+        seeds.contains(&(lo as i32))
+            && seeds.contains(&(hi as i32))
+            && lo <= v
+            && v <= hi
+            && exact == (lo == hi)
+    };
+    if let Some(k) = (0..entries.len()).find(|&k| !holds(k)) {
+        return Err(bad(format!(
+            "board {k}: bounds {:?} do not hold its entry {:?}",
+            bounds[k],
+            decode(entries[k])
+        )));
+    }
+    Ok(ReadTable {
+        entries,
+        bounds,
+        stored_bounds,
+    })
+}
+
+/// The bounds a format-2 entry implies: its value if exact, else all of `[−n, n]`.
+fn bounds_of_entry(byte: u8, n: i32) -> [i8; 2] {
+    match decode(byte) {
+        (v, true) => [v, v],
+        _ => [-n as i8, n as i8],
+    }
 }

@@ -41,6 +41,7 @@
 pub mod build;
 pub mod file;
 pub mod index;
+pub mod prove;
 pub mod solve;
 
 use std::path::{Path, PathBuf};
@@ -151,12 +152,19 @@ impl TbOutcome {
 /// One probe's answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Probe {
-    /// Margin of future captures the mover can force (−n..n seeds).
+    /// Margin of future captures the mover can force (−n..n seeds), as stored: proven
+    /// when `exact`, else the repetition score of the board clamped into the bounds.
     pub value: i32,
     /// The value is proven: no repetition score enters it (see the module docs).
     pub exact: bool,
-    /// The result of the game with best play, given the stores.
+    /// The lowest and highest margin no repetition can break: the value of a game that
+    /// starts here (no history) lies between them. Equal when `exact`.
+    pub bounds: [i32; 2],
+    /// The outcome that `value` gives, given the stores (a guess unless `exact`).
     pub outcome: TbOutcome,
+    /// The outcome with best play of a game that starts here, where the bounds decide
+    /// it (always when `exact`; elsewhere when both bounds give the same outcome).
+    pub proven: Option<TbOutcome>,
 }
 
 /// A tablebase in memory: one table per seed count 0..=max_seeds.
@@ -164,6 +172,10 @@ pub struct Tablebase {
     rules: RuleSet,
     dir: PathBuf,
     tables: Vec<Vec<u8>>,
+    bounds: Vec<build::Bounds>,
+    /// Whether every count's bounds came from the files (format 3), not from the exact
+    /// bits alone (format 2).
+    stored_bounds: bool,
 }
 
 impl std::fmt::Debug for Tablebase {
@@ -189,15 +201,19 @@ impl Tablebase {
             });
         }
         let rules: RuleSet = m.rules.parse().expect("checked by Manifest::read");
-        let tables = m
+        let read = m
             .files
             .iter()
             .map(|e| file::read_table(dir, rules, e))
             .collect::<Result<Vec<_>, _>>()?;
+        let stored_bounds = read.iter().all(|r| r.stored_bounds);
+        let (tables, bounds) = read.into_iter().map(|r| (r.entries, r.bounds)).unzip();
         Ok(Tablebase {
             rules,
             dir: dir.to_path_buf(),
             tables,
+            bounds,
+            stored_bounds,
         })
     }
 
@@ -214,13 +230,26 @@ impl Tablebase {
         Ok(tb)
     }
 
-    /// Tables built in memory (tests, and the build itself).
-    pub fn from_tables(rules: RuleSet, tables: Vec<Vec<u8>>) -> Tablebase {
+    /// Tables built in memory (tests, and the build itself): entries and bounds per count.
+    pub fn from_tables(
+        rules: RuleSet,
+        tables: Vec<Vec<u8>>,
+        bounds: Vec<build::Bounds>,
+    ) -> Tablebase {
+        assert_eq!(tables.len(), bounds.len(), "bounds for every count");
         Tablebase {
             rules,
             dir: PathBuf::from("(memory)"),
             tables,
+            bounds,
+            stored_bounds: true,
         }
+    }
+
+    /// Whether the bounds of inexact entries were stored (format 3). Tables of format 2
+    /// know only `[−n, n]` there.
+    pub fn has_bounds(&self) -> bool {
+        self.stored_bounds
     }
 
     /// The rule set.
@@ -254,18 +283,39 @@ impl Tablebase {
         Some((v as i32, e))
     }
 
-    /// The value, exactness and outcome of `pos` (stores included), or `None` beyond
-    /// the table.
+    /// The value, exactness, bounds and outcomes of `pos` (stores included), or `None`
+    /// beyond the table. No allocation; a rank and two loads.
     #[inline]
     pub fn probe(&self, pos: &Position) -> Option<Probe> {
-        let (value, exact) = self.value(pos)?;
+        let n = pos.board_seeds() as usize;
+        let t = self.tables.get(n)?;
+        let r = index::rank(&mover_pits(pos)) as usize;
+        let (value, exact) = decode(t[r]);
+        let [lo, hi] = self.bounds[n][r].map(i32::from);
         let me = pos.side.index();
         let store_diff = pos.stores[me] as i32 - pos.stores[1 - me] as i32;
+        let (low, high) = (
+            TbOutcome::of(store_diff + lo),
+            TbOutcome::of(store_diff + hi),
+        );
         Some(Probe {
-            value,
+            value: value as i32,
             exact,
-            outcome: TbOutcome::of(store_diff + value),
+            bounds: [lo, hi],
+            outcome: TbOutcome::of(store_diff + value as i32),
+            proven: (low == high).then_some(low),
         })
+    }
+
+    /// The outcome with best play of a game that starts at `pos` when the table proves
+    /// it (the entry is exact, or its bounds give one outcome), or `None` beyond the table
+    /// or where a repetition may decide: there the stored value is the repetition score
+    /// of the board, a guess about the history, and a search that took it as the game's
+    /// result would play or learn the guess. Searches use this at positions with no
+    /// history since the last capture.
+    #[inline]
+    pub fn proven(&self, pos: &Position) -> Option<TbOutcome> {
+        self.probe(pos)?.proven
     }
 
     /// Each legal move's margin for the mover (`None` for an illegal move), and the
@@ -282,6 +332,26 @@ impl Tablebase {
             });
         });
         Some(out)
+    }
+
+    /// Whether each legal move's value in [`Tablebase::move_values`] is proven: the board
+    /// it leads to has an exact entry (a finished game's entry is exact). `false` for an
+    /// illegal move; `None` beyond the table.
+    pub fn move_proven(&self, pos: &Position) -> Option<[bool; 6]> {
+        self.tables.get(pos.board_seeds() as usize)?;
+        let p = Position {
+            pits: mover_pits(pos),
+            stores: [0, 0],
+            side: crate::game::Side::South,
+        };
+        let legal = p.legal_moves(self.rules);
+        Some(std::array::from_fn(|a| {
+            legal & (1 << a) != 0 && {
+                let mut q = p;
+                q.apply(self.rules, a);
+                self.value(&q).is_some_and(|(_, exact)| exact)
+            }
+        }))
     }
 
     /// Memory held by the tables, bytes.
@@ -351,23 +421,30 @@ pub fn build(
         None => Manifest::new(rules),
     };
     let mut tables: Vec<Vec<u8>> = Vec::new();
-    // The bounds are not stored: a resumed build solves the counts it has again, in
-    // memory, and checks each against its file.
+    // A resumed build solves the counts it has again, in memory, and checks each against
+    // its file; a file of format 2 (no bounds) is written again with them.
     let mut bounds: Vec<build::Bounds> = Vec::new();
-    for e in manifest.files.clone() {
+    for mut e in manifest.files.clone() {
         if e.seeds > max_seeds {
             break;
         }
         let stored = file::read_table(dir, rules, &e)?;
         let (entries, b, _) =
             pool.install(|| build::solve_count(rules, tables.len(), &tables, &bounds));
-        if entries != stored {
+        if entries != stored.entries || (stored.stored_bounds && b != stored.bounds) {
             return Err(TablebaseError::Corrupt {
                 path: dir.join(&e.file),
                 what: "differs from the same count solved again (built by another version?)".into(),
             });
         }
-        tables.push(stored);
+        if !stored.stored_bounds {
+            let again = file::write_table(dir, rules, e.seeds, &entries, &b)?;
+            (e.bytes, e.checksum) = (again.bytes, again.checksum);
+            manifest.files[e.seeds] = e.clone();
+            manifest.version = file::FORMAT_VERSION;
+            manifest.write(dir)?;
+        }
+        tables.push(entries);
         bounds.push(b);
         on_count(&BuildReport {
             entry: e,
@@ -377,8 +454,8 @@ pub fn build(
     for n in tables.len()..=max_seeds {
         let t0 = Instant::now();
         let (entries, b, stats) = pool.install(|| build::solve_count(rules, n, &tables, &bounds));
+        let mut entry = file::write_table(dir, rules, n, &entries, &b)?;
         bounds.push(b);
-        let mut entry = file::write_table(dir, rules, n, &entries)?;
         entry.exact = stats.exact;
         entry.decided = stats.decided;
         entry.inner_moves = stats.inner_moves;
@@ -387,6 +464,7 @@ pub fn build(
         manifest.files.truncate(n);
         manifest.files.push(entry.clone());
         manifest.max_seeds = n;
+        manifest.version = file::FORMAT_VERSION;
         manifest.write(dir)?;
         on_count(&BuildReport {
             entry,
@@ -405,7 +483,7 @@ pub fn build_in_memory(rules: RuleSet, max_seeds: usize) -> Tablebase {
         tables.push(t);
         bounds.push(b);
     }
-    Tablebase::from_tables(rules, tables)
+    Tablebase::from_tables(rules, tables, bounds)
 }
 
 #[cfg(test)]

@@ -90,18 +90,19 @@ fn boards(seeds: usize) -> impl Iterator<Item = Position> {
 
 /// Compares the table with the history-aware solver on every board up to `max` seeds.
 /// Returns (boards, exact boards, inexact boards, disagreements among exact,
-/// disagreements among inexact, unsolved).
-fn agreement(rules: RuleSet, max: usize, node_limit: u64) -> [u64; 6] {
+/// disagreements among inexact, unsolved, solved values outside the entry's bounds).
+fn agreement(rules: RuleSet, max: usize, node_limit: u64) -> [u64; 7] {
     let tb = build_in_memory(rules, max);
     let order = |p: &Position| -> [i32; 6] {
         let mv = tb.move_values(p).unwrap();
         std::array::from_fn(|a| mv[a].unwrap_or(i32::MIN / 2))
     };
     let mut solver = Solver::new(rules, node_limit).with_order(&order);
-    let mut f = [0u64; 6];
+    let mut f = [0u64; 7];
     for n in 0..=max {
         for p in boards(n) {
             let (v, exact) = tb.value(&p).unwrap();
+            let [lo, hi] = tb.probe(&p).unwrap().bounds;
             f[0] += 1;
             f[if exact { 1 } else { 2 }] += 1;
             let near = solver.solve_near(&p, v);
@@ -109,6 +110,11 @@ fn agreement(rules: RuleSet, max: usize, node_limit: u64) -> [u64; 6] {
                 // The guess only changes the work: a plain full-window solve agrees.
                 let full = solver.solve(&p, &[]);
                 assert_eq!(near, full, "{p}: the guess changed the result");
+            }
+            if let Ok(s) = near
+                && !(lo..=hi).contains(&s)
+            {
+                f[6] += 1;
             }
             match near {
                 Ok(s) if s != v => f[if exact { 3 } else { 4 }] += 1,
@@ -125,16 +131,32 @@ fn exact_entries_agree_with_brute_force_on_small_boards() {
     // Every board with at most 4 seeds (1 820), under the rules that split the seeds
     // left evenly (the whole table is exact there) and under abapa (own rows: the
     // entries marked exact must agree; the others are counted).
-    for (preset, max) in [(Preset::Awari, 4), (Preset::Abapa, 4), (Preset::Ouril, 3)] {
+    for (preset, max) in [
+        (Preset::Awari, 4),
+        (Preset::Abapa, 4),
+        (Preset::GrandSlamCaptures, 4),
+        (Preset::Ouril, 3),
+    ] {
         let rules = RuleSet::from_preset(preset);
-        let [total, exact, inexact, bad_exact, bad_inexact, unsolved] =
-            agreement(rules, max, 50_000);
+        let [
+            total,
+            exact,
+            inexact,
+            bad_exact,
+            bad_inexact,
+            unsolved,
+            outside,
+        ] = agreement(rules, max, 50_000);
         println!(
             "{}: {total} boards, {exact} exact, {inexact} decided by repetition; \
-             disagreements: {bad_exact} exact, {bad_inexact} repetition; unsolved {unsolved}",
+             disagreements: {bad_exact} exact, {bad_inexact} repetition; unsolved {unsolved}; \
+             outside the bounds {outside}",
             preset.name()
         );
         assert_eq!(total, index::boards_up_to(max));
+        // The bounds hold whatever the repetition rule: no value the search proves lies
+        // outside them.
+        assert_eq!(outside, 0, "{}: values outside the bounds", preset.name());
         // The history-aware search is exponential inside long cycles: some boards stay
         // unsolved within the budget, and the check is over the rest.
         let solved = total - unsolved;
@@ -190,6 +212,54 @@ fn exact_value_is_the_best_move_value() {
 }
 
 #[test]
+fn a_board_whose_moves_are_all_proven_is_proven() {
+    let rules = RuleSet::abapa();
+    let tb = build_in_memory(rules, 7);
+    let (mut all, mut some_unproven) = (0, 0);
+    for n in 1..=7 {
+        for p in boards(n) {
+            let mv = tb.move_values(&p).unwrap();
+            let proven = tb.move_proven(&p).unwrap();
+            for a in 0..6 {
+                assert!(
+                    mv[a].is_some() || !proven[a],
+                    "{p}: illegal move {a} proven"
+                );
+            }
+            let Some(best) = mv.iter().flatten().max().copied() else {
+                continue;
+            };
+            if (0..6).all(|a| mv[a].is_none() || proven[a]) {
+                all += 1;
+                assert_eq!(tb.value(&p), Some((best, true)), "{p}");
+                assert!(tb.proven(&p).is_some());
+            } else {
+                some_unproven += 1;
+            }
+        }
+    }
+    // Both kinds occur: the check is not vacuous.
+    assert!(all > 1000 && some_unproven > 100, "{all} {some_unproven}");
+}
+
+#[test]
+fn a_board_a_repetition_may_decide_is_not_proven() {
+    // North's only move f starts the forced line fAbBcCdDeEfFa, which repeats after 13
+    // plies with one seed in each row: South wins 25–23 (as `oware replay` of the line
+    // shows). The entry holds the board's repetition score, which calls it a draw.
+    let tb = build_in_memory(RuleSet::abapa(), 2);
+    let p = pos("0-0-0-0-0-0-0-1-0-0-0-1-24-22-N");
+    let probe = tb.probe(&p).unwrap();
+    assert!(!probe.exact);
+    assert_eq!(probe.outcome, TbOutcome::Draw);
+    assert_eq!(tb.proven(&p), None);
+    let mut g = Game::new(RuleSet::abapa(), p);
+    g.play_text("fAbBcCdDeEfFa").unwrap();
+    let o = g.outcome().expect("the repetition ends the game");
+    assert_eq!(o.halves, [50, 46], "{o:?}");
+}
+
+#[test]
 fn files_round_trip_and_resume() {
     let dir = tempfile::tempdir().unwrap();
     let rules = RuleSet::abapa();
@@ -203,6 +273,53 @@ fn files_round_trip_and_resume() {
     let tb = Tablebase::open(dir.path()).unwrap();
     let mem = build_in_memory(rules, 5);
     assert_eq!(tb.tables, mem.tables);
+    assert_eq!(tb.bounds, mem.bounds);
+    assert!(tb.has_bounds());
+}
+
+#[test]
+fn tables_without_bounds_are_read_and_rewritten_with_them() {
+    // Format 2 (entries only): written by hand as that version wrote it.
+    let dir = tempfile::tempdir().unwrap();
+    let rules = RuleSet::abapa();
+    build(rules, 4, dir.path(), 1, |_| {}).unwrap();
+    let mem = build_in_memory(rules, 4);
+    let mut m = file::Manifest::read(dir.path()).unwrap().unwrap();
+    for n in 0..=4 {
+        let entries = &mem.tables[n];
+        let mut buf = std::fs::read(dir.path().join(file::file_name(n))).unwrap();
+        buf.truncate(32 + entries.len());
+        buf[4..8].copy_from_slice(&2u32.to_le_bytes());
+        let sum = file::checksum(entries);
+        buf[24..32].copy_from_slice(&sum.to_le_bytes());
+        std::fs::write(dir.path().join(file::file_name(n)), &buf).unwrap();
+        m.files[n].bytes = buf.len() as u64;
+        m.files[n].checksum = format!("{sum:016x}");
+    }
+    m.version = 2;
+    m.write(dir.path()).unwrap();
+    let old = Tablebase::open(dir.path()).unwrap();
+    assert!(!old.has_bounds());
+    assert_eq!(old.tables, mem.tables);
+    // Bounds from the exact bit alone: the value where exact, else all of [−n, n].
+    for n in 0..=4 {
+        for (k, &e) in mem.tables[n].iter().enumerate() {
+            let (v, exact) = decode(e);
+            let want = if exact { [v, v] } else { [-(n as i8), n as i8] };
+            assert_eq!(old.bounds[n][k], want);
+        }
+    }
+    // A build over it rewrites every file with its bounds.
+    let mut resumed = 0;
+    build(rules, 4, dir.path(), 1, |r| resumed += r.resumed as usize).unwrap();
+    assert_eq!(resumed, 5);
+    let new = Tablebase::open(dir.path()).unwrap();
+    assert!(new.has_bounds());
+    assert_eq!(new.bounds, mem.bounds);
+    assert_eq!(
+        file::Manifest::read(dir.path()).unwrap().unwrap().version,
+        3
+    );
 }
 
 #[test]

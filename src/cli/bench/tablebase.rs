@@ -47,7 +47,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     let build_secs = t.elapsed().as_secs_f64();
     let boards = index::boards_up_to(a.max_seeds.min(16));
-    let built = Tablebase::from_tables(rules, tables);
+    let built = Tablebase::from_tables(rules, tables, bounds);
     let tb = match &a.tb {
         Some(dir) => Tablebase::open(dir)?,
         None => built,

@@ -36,13 +36,21 @@
 //! a small edge. Tests pin two positions of each kind.
 //!
 //! # Endgame tables
-//! With a tablebase ([`AlphaBeta::set_tablebase`]), every node below the root whose
-//! board the table covers returns the table's result at once: a win scores
-//! `TB_WIN + final margin` (a loss the negation, a draw 0), so the search prefers the
-//! win with the larger final margin, and a table win counts as a decided game. The
-//! table's value is the one with no history since the last capture; the search checks
-//! repetition against the line before it probes, so a move that repeats a position is
-//! still scored as the repetition it is.
+//! With a tablebase ([`AlphaBeta::set_tablebase`]), a node below the root whose board
+//! the table covers takes the table's bounds: the lowest and highest final margin no
+//! repetition can break, scored `TB_WIN + final margin` for a win (a loss the negation
+//! of the opponent's, a draw 0), so the search prefers the win with the larger margin
+//! and a table win counts as a decided game. Where both bounds give one outcome (always
+//! for an exact entry) the node ends with the lower one; where they straddle it, a bound
+//! that falls outside the window ends the node, and otherwise the search goes on below:
+//! an entry a repetition may decide is never taken as a result. At depth 0 the
+//! evaluation is kept inside the bounds. The bounds are those of the board with no
+//! history since the last capture; the search checks repetition against its line before
+//! it probes, so a move that repeats a position is scored as the repetition it is.
+//! Taking the table only after captures (where the history is empty) measured −53 Elo
+//! against no table at depth 8, taking it everywhere +160 (`experiments/ab/tablebase-proven.md`):
+//! a proven draw scored 0 beside store-difference evaluations of its non-capturing
+//! siblings steers the search away from it.
 //!
 //! # Determinism
 //! One thread; each search trusts only table entries it wrote itself (a generation
@@ -60,7 +68,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::game::{EndReason, Game, Outcome, Position, RuleSet, Side, move_letter};
-use crate::tablebase::{Tablebase, TbOutcome};
+use crate::tablebase::Tablebase;
 use tt::{Bound, NO_MOVE, Table};
 
 /// Evaluation weight of the row term: centi-seeds per seed of (own row − opponent's row).
@@ -74,6 +82,17 @@ pub const WIN_BOUND: i32 = WIN - MAX_PLY as i32;
 /// Score of a position the endgame table wins, before the final margin (1..48 seeds) is
 /// added: above every evaluation, at `WIN_BOUND` or more, so it counts as decided.
 pub const TB_WIN: i32 = WIN_BOUND;
+/// The score of a table position whose final margin (stores and future captures, the
+/// mover's minus the opponent's) is `margin`: `TB_WIN + margin` for a win, the negation
+/// of the opponent's for a loss, 0 for a draw. Increasing in `margin`.
+fn table_score(margin: i32) -> i32 {
+    match margin.signum() {
+        1 => TB_WIN + margin,
+        -1 => margin - TB_WIN,
+        _ => 0,
+    }
+}
+
 /// Plies a line may reach below the root.
 const MAX_PLY: usize = MAX_DEPTH as usize + 1;
 /// The shortest cycle of positions (plies) with no capture (docs/rules.md).
@@ -259,9 +278,11 @@ impl AlphaBeta {
         self.tablebase.as_ref()
     }
 
-    /// The table's score of `pos` (mover's view) if it covers the board.
+    /// The lowest and highest score the table allows at `pos` (mover's view), if it covers
+    /// the board: the scores of its bounds (equal where the entry is exact). For a
+    /// position with no history since the last capture, the table's definition.
     #[inline]
-    fn table_score(&mut self, pos: &Position) -> Option<i32> {
+    fn table_bounds(&mut self, pos: &Position) -> Option<[i32; 2]> {
         let tb = self.tablebase.as_ref()?;
         if tb.rules() != self.rules {
             return None;
@@ -269,12 +290,8 @@ impl AlphaBeta {
         let p = tb.probe(pos)?;
         self.tb_hits += 1;
         let me = pos.side.index();
-        let margin = pos.stores[me] as i32 - pos.stores[1 - me] as i32 + p.value;
-        Some(match p.outcome {
-            TbOutcome::Win => TB_WIN + margin,
-            TbOutcome::Loss => -(TB_WIN - margin),
-            TbOutcome::Draw => 0,
-        })
+        let stores = pos.stores[me] as i32 - pos.stores[1 - me] as i32;
+        Some(p.bounds.map(|m| table_score(stores + m)))
     }
 
     /// The rule set searched.
@@ -462,9 +479,15 @@ impl AlphaBeta {
             };
         }
         if ply > 0
-            && let Some(s) = self.table_score(pos)
+            && let Some([low, high]) = self.table_bounds(pos)
         {
-            return s;
+            // A bound that cuts, or an outcome the bounds decide, ends the node.
+            if high <= alpha {
+                return high;
+            }
+            if low >= beta || low.signum() == high.signum() {
+                return low;
+            }
         }
         if depth <= 0 || ply >= MAX_PLY {
             return self.evaluate(pos);
@@ -670,7 +693,8 @@ impl AlphaBeta {
         best
     }
 
-    /// A node at depth 0: a finished game's score, or the evaluation. Mover's view.
+    /// A node at depth 0: a finished game's score, the table's outcome where its bounds
+    /// decide it, or the evaluation (kept inside the bounds). Mover's view.
     #[inline]
     fn leaf(&mut self, pos: &Position, ply: usize) -> i32 {
         self.nodes += 1;
@@ -683,10 +707,12 @@ impl AlphaBeta {
         {
             return terminal_score(&o, pos.side, ply);
         }
-        if let Some(s) = self.table_score(pos) {
-            return s;
+        let bounds = self.table_bounds(pos);
+        match bounds {
+            Some([low, high]) if low.signum() == high.signum() => low,
+            Some([low, high]) => self.evaluate(pos).clamp(low, high),
+            None => self.evaluate(pos),
         }
-        self.evaluate(pos)
     }
 
     /// The outcome if a store threshold (or 24-24) has ended the game.

@@ -280,8 +280,8 @@ impl AtomicTree {
     }
 
     /// Takes the child of `parent` by `action`: decides whether the game is over there
-    /// (see [`judge_child`]; `path` is the way down, the tables `tb` give covered boards
-    /// their result) and publishes it, unless another thread did first.
+    /// (see [`judge_child`]; `path` is the way down, `tb` the tables) and publishes it,
+    /// unless another thread did first.
     pub fn add_child(
         &self,
         rules: RuleSet,
@@ -292,13 +292,14 @@ impl AtomicTree {
         tb: Option<&Tablebase>,
     ) -> NewChild {
         let on_path = |key| path.iter().any(|&(p, _)| self.node(p).pos().key() == key);
-        let (pos, legal, mut end) =
-            judge_child(&self.node(parent).pos(), rules, action, on_path, history);
-        if end.is_none()
-            && let Some(p) = tb.and_then(|t| t.probe(&pos))
-        {
-            end = Some(p.outcome.score() as f32);
-        }
+        let (pos, legal, end) = judge_child(
+            &self.node(parent).pos(),
+            rules,
+            action,
+            on_path,
+            history,
+            tb,
+        );
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         if id >= self.nodes.len() {
             return NewChild::Full;

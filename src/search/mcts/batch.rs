@@ -64,7 +64,7 @@ pub struct BatchSearch {
     pub evaluated: u64,
     /// Simulations run so far.
     pub simulations: u64,
-    /// Endgame tables: a new node whose board they cover is a finished game.
+    /// Endgame tables: a new node whose result they prove is a finished game.
     tablebase: Option<Arc<Tablebase>>,
 }
 
@@ -376,7 +376,7 @@ fn descend(s: &mut Slot, how: &Descent<'_>) -> Leaf {
                 tree.backup(&s.path, leaf, v);
                 return Leaf::Done;
             }
-            let c = new_child(tree, rules, id, a, &s.path, s.game.history(), tb);
+            let c = tree.add_child(rules, id, a, &s.path, s.game.history(), tb);
             let n = tree.node(c);
             if n.kind == NodeKind::Terminal {
                 let v = n.value;
@@ -387,30 +387,6 @@ fn descend(s: &mut Slot, how: &Descent<'_>) -> Leaf {
         }
         id = child;
     }
-}
-
-/// Creates the child of `parent` by `action` (see [`SearchTree::add_child`]); a child whose
-/// board the tables `tb` cover is a finished game with the table's result.
-pub(super) fn new_child(
-    tree: &mut SearchTree,
-    rules: RuleSet,
-    parent: NodeId,
-    action: usize,
-    path: &[(NodeId, u8)],
-    history: &crate::game::History,
-    tb: Option<&Tablebase>,
-) -> NodeId {
-    let c = tree.add_child(rules, parent, action, path, history);
-    if let Some(tb) = tb
-        && tree.node(c).kind != NodeKind::Terminal
-        && let Some(p) = tb.probe(&tree.node(c).pos)
-    {
-        let n = tree.node_mut(c);
-        n.kind = NodeKind::Terminal;
-        n.legal = 0;
-        n.value = p.outcome.score() as f32;
-    }
-    c
 }
 
 /// A finished search's result at `root` under `rule`, after `done` simulations.

@@ -173,14 +173,23 @@ impl SharedTree {
         }
     }
 
-    /// Takes one simulation of the budget; false when it is spent.
-    fn start_one(&self) -> bool {
+    /// Takes up to `want` simulations of the budget at once (one update of a counter
+    /// both workers write, instead of one per simulation); returns how many, 0 when the
+    /// budget is spent. What a batch does not use goes back with [`SharedTree::give_back`].
+    fn take(&self, want: u32) -> u32 {
         let s = &self.counts.started;
-        if s.fetch_add(1, Ordering::Relaxed) < self.target {
-            true
-        } else {
-            s.fetch_sub(1, Ordering::Relaxed);
-            false
+        let before = s.fetch_add(want, Ordering::Relaxed);
+        let got = want.min(self.target.saturating_sub(before));
+        if got < want {
+            s.fetch_sub(want - got, Ordering::Relaxed);
+        }
+        got
+    }
+
+    /// Returns `n` simulations taken and not run.
+    fn give_back(&self, n: u32) {
+        if n > 0 {
+            self.counts.started.fetch_sub(n, Ordering::Relaxed);
         }
     }
 
@@ -284,40 +293,46 @@ impl Worker {
         }
         // At most `batch` descents: a tree whose every line ends in a finished game
         // would otherwise keep a worker here for ever, deaf to the halt flag.
-        for _ in 0..batch {
-            if !t.start_one() {
-                return (self.leaves.len(), !self.leaves.is_empty());
-            }
+        let claimed = t.take(batch as u32);
+        if claimed == 0 {
+            return (0, false);
+        }
+        // The shared counters are written once a batch, not once a descent: both
+        // workers write them, and each write takes the line from the other core.
+        let (mut edges, mut deepest, mut finished) = (0u64, 0u32, 0u32);
+        for _ in 0..claimed {
             let path = &mut self.paths[self.leaves.len()];
             match t.descend(tree, path) {
                 Descent::Leaf(id) => {
-                    let c = &t.counts;
-                    c.path_edges.fetch_add(path.len() as u64, Ordering::Relaxed);
-                    c.depth.fetch_max(path.len() as u32, Ordering::Relaxed);
+                    edges += path.len() as u64;
+                    deepest = deepest.max(path.len() as u32);
                     let n = tree.node(id).snapshot();
                     self.positions.push(n.pos);
                     self.legal.push(n.legal);
                     self.leaves.push(id);
                 }
-                Descent::Terminal => {
-                    t.counts.done.fetch_add(1, Ordering::Relaxed);
-                }
+                Descent::Terminal => finished += 1,
                 Descent::Collision => {
-                    t.counts.started.fetch_sub(1, Ordering::Relaxed);
                     t.counts.collisions.fetch_add(1, Ordering::Relaxed);
                     break;
                 }
                 Descent::Full => {
-                    t.counts.started.fetch_sub(1, Ordering::Relaxed);
                     t.prune_wanted.store(true, Ordering::Relaxed);
                     break;
                 }
             }
         }
         let n = self.leaves.len();
+        t.give_back(claimed - n as u32 - finished);
+        let c = &t.counts;
+        if finished > 0 {
+            c.done.fetch_add(finished, Ordering::Relaxed);
+        }
         if n > 0 {
-            t.counts.batches.fetch_add(1, Ordering::Relaxed);
-            t.counts.leaves.fetch_add(n as u64, Ordering::Relaxed);
+            c.batches.fetch_add(1, Ordering::Relaxed);
+            c.leaves.fetch_add(n as u64, Ordering::Relaxed);
+            c.path_edges.fetch_add(edges, Ordering::Relaxed);
+            c.depth.fetch_max(deepest, Ordering::Relaxed);
         }
         (n, true)
     }
@@ -329,6 +344,7 @@ impl Worker {
         }
         self.evaluator
             .evaluate(t.rules, &self.positions, &self.legal, &mut self.out[..n]);
+        let mut done = 0;
         for k in 0..n {
             let id = self.leaves[k];
             let path = &self.paths[k];
@@ -347,8 +363,11 @@ impl Worker {
                 tree.expand(id, &self.out[k], None);
                 let v = tree.node(id).value();
                 tree.backup(path, id, v, VIRTUAL_LOSS);
-                t.counts.done.fetch_add(1, Ordering::Relaxed);
+                done += 1;
             }
+        }
+        if done > 0 {
+            t.counts.done.fetch_add(done, Ordering::Relaxed);
         }
     }
 }
@@ -405,8 +424,8 @@ impl ParallelSearch {
         }
     }
 
-    /// Ends the search at every position `tb` covers, with the table's result (tables of
-    /// other rules are ignored).
+    /// Ends the search at every position whose result `tb` proves, with that result
+    /// (unproven entries are searched as usual; tables of other rules are ignored).
     pub fn set_tablebase(&mut self, tb: Option<Arc<Tablebase>>) {
         self.shared.tb = tb.filter(|t| t.rules() == self.shared.rules);
     }

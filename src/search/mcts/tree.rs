@@ -4,6 +4,7 @@
 
 use crate::game::{EndReason, History, Position, RuleSet};
 use crate::search::Evaluation;
+use crate::tablebase::Tablebase;
 
 /// Index of a node in its tree's arena. 0 is never a child, so it means "no child".
 pub type NodeId = u32;
@@ -84,12 +85,21 @@ impl Node {
 /// position on the way down (`on_path(key)`) or in the game's `history`. Positions before
 /// the last capture have other stores, so comparing whole keys against everything seen is
 /// the rule "since the last capture".
+///
+/// With endgame tables `tb`, a position whose outcome the tables prove
+/// ([`Tablebase::proven`]: an exact entry, or bounds that give one outcome) is decided
+/// too; an entry a repetition may decide is searched as usual. The tables' bounds are
+/// those of a game with no history since the last capture (exactly the situation after a
+/// capture); elsewhere they are taken as they are, a position of the game since the last
+/// capture being one the line they assume is not expected to meet. Taking them only
+/// after captures measured no stronger (`experiments/ab/tablebase-proven.md`).
 pub fn judge_child(
     parent: &Position,
     rules: RuleSet,
     action: usize,
     on_path: impl Fn(u128) -> bool,
     history: &History,
+    tb: Option<&Tablebase>,
 ) -> (Position, u8, Option<f32>) {
     let mut pos = *parent;
     let info = pos.apply(rules, action);
@@ -99,10 +109,13 @@ pub fn judge_child(
     } else {
         pos.status(rules)
     };
-    match outcome {
-        Some(o) => (pos, 0, Some(o.score_for(pos.side) as f32)),
-        None => (pos, pos.legal_moves(rules), None),
+    if let Some(o) = outcome {
+        return (pos, 0, Some(o.score_for(pos.side) as f32));
     }
+    if let Some(o) = tb.and_then(|t| t.proven(&pos)) {
+        return (pos, 0, Some(o.score() as f32));
+    }
+    (pos, pos.legal_moves(rules), None)
 }
 
 /// An evaluation's priors on the `legal` moves, renormalised (uniform if they carry no
@@ -205,9 +218,8 @@ impl SearchTree {
     }
 
     /// Creates the child of `parent` by `action`, deciding at once whether the game is
-    /// over there (rules' endings, or a repetition of a position on the path or in the
-    /// game's `history`). Positions before the last capture have other stores, so
-    /// comparing whole keys against everything seen is the rule "since the last capture".
+    /// over there (see [`judge_child`]: rules' endings, a repetition of a position on the
+    /// path or in the game's `history`, or a result the tables `tb` prove).
     pub fn add_child(
         &mut self,
         rules: RuleSet,
@@ -215,6 +227,7 @@ impl SearchTree {
         action: usize,
         path: &[(NodeId, u8)],
         history: &History,
+        tb: Option<&Tablebase>,
     ) -> NodeId {
         let id = self.nodes.len() as NodeId;
         let (pos, legal, end) = judge_child(
@@ -226,6 +239,7 @@ impl SearchTree {
                     .any(|&(p, _)| self.nodes[p as usize].pos.key() == key)
             },
             history,
+            tb,
         );
         let mut node = Node::new(pos);
         match end {

@@ -1,0 +1,310 @@
+//! The value of a position with best play, proven: from the table where it holds for the
+//! position, else by the search that carries the history ([`Solver`]), within a budget.
+//!
+//! A table entry is the value of its board met with no history since the last capture,
+//! and it is proven only where it is *exact*. A position with history, or whose entry a
+//! repetition may decide, is searched from its own history instead (the table orders the
+//! moves). What the search cannot finish within `node_limit` stays unproven, known only
+//! within the table's bounds (when there is no history).
+
+use super::solve::{Solver, Unsolved};
+use super::{Tablebase, TbOutcome};
+use crate::game::{Game, Position, move_letter};
+
+/// The positions of `game` since its last capture, oldest first, the current one left
+/// out: the history a value depends on.
+pub fn since_capture(game: &Game) -> Vec<Position> {
+    let mut g = Game::new(game.rules(), *game.start());
+    let mut seen = vec![*g.position()];
+    for &(_, a) in game.moves() {
+        if g.play(a as usize).is_ok_and(|info| info.captured > 0) {
+            seen.clear();
+        }
+        seen.push(*g.position());
+    }
+    seen.pop();
+    seen
+}
+
+/// What the tables (and the search behind them) say of a game's position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// The margin the mover can force, given the game's history.
+    pub known: Known,
+    /// Each legal move's, from the mover's side.
+    pub moves: [Option<Known>; 6],
+    /// The outcome with best play for the mover, where proven.
+    pub outcome: Option<TbOutcome>,
+    /// The legal moves whose proven outcome is `outcome` (none when it is unproven).
+    pub keep: u8,
+    /// Positions since the last capture.
+    pub history: usize,
+}
+
+impl Verdict {
+    /// One line for a player: "won with best play; moves that keep it: AB", or "not
+    /// proven (…)".
+    pub fn summary(&self, side: crate::game::Side) -> String {
+        match (self.outcome, self.known) {
+            (Some(o), _) => {
+                let keep: String = (0..6)
+                    .filter(|a| self.keep & (1 << a) != 0)
+                    .map(|a| move_letter(side, a))
+                    .collect();
+                if keep.is_empty() {
+                    format!("{} with best play", o.past())
+                } else {
+                    format!("{} with best play; moves that keep it: {keep}", o.past())
+                }
+            }
+            (None, Known::Unproven { bounds, .. }) => format!(
+                "not proven{}: a repetition may decide, so the value depends on the moves \
+                 since the last capture",
+                bounds.map_or(String::new(), |[lo, hi]| format!(
+                    " (future captures between {lo:+} and {hi:+})"
+                ))
+            ),
+            (None, Known::Proven(..)) => unreachable!("a proven value has an outcome"),
+        }
+    }
+}
+
+/// How a value was proven.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// An exact table entry, the position having no history since the last capture.
+    Table,
+    /// The search that carries the history, with the nodes it took.
+    Search(u64),
+}
+
+/// What is known of the margin of future captures the mover can force.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Known {
+    /// The margin, proven.
+    Proven(i32, Source),
+    /// Not proven: the search gave up after the nodes given; `bounds` are the table's
+    /// where they apply (a position with no history since the last capture).
+    Unproven {
+        /// The lowest and highest margin no repetition can break.
+        bounds: Option<[i32; 2]>,
+        /// Nodes searched before giving up.
+        nodes: u64,
+        /// Why it gave up.
+        why: Unsolved,
+    },
+}
+
+impl Known {
+    /// The proven margin, if any.
+    pub fn value(&self) -> Option<i32> {
+        match *self {
+            Known::Proven(v, _) => Some(v),
+            Known::Unproven { .. } => None,
+        }
+    }
+
+    /// The outcome with best play given `stores` (the mover's store minus the
+    /// opponent's): proven, or decided by the bounds.
+    pub fn outcome(&self, stores: i32) -> Option<TbOutcome> {
+        match *self {
+            Known::Proven(v, _) => Some(TbOutcome::of(stores + v)),
+            Known::Unproven {
+                bounds: Some([lo, hi]),
+                ..
+            } => {
+                let (a, b) = (TbOutcome::of(stores + lo), TbOutcome::of(stores + hi));
+                (a == b).then_some(a)
+            }
+            Known::Unproven { .. } => None,
+        }
+    }
+
+    /// Seen from the other side after a move that gained `gain` (`same`: the mover moves
+    /// again, as in `ouril`).
+    fn after_move(self, gain: i32, same: bool) -> Known {
+        let turn = |v: i32| if same { gain + v } else { gain - v };
+        match self {
+            Known::Proven(v, s) => Known::Proven(turn(v), s),
+            Known::Unproven { bounds, nodes, why } => Known::Unproven {
+                bounds: bounds.map(|[lo, hi]| {
+                    if same {
+                        [turn(lo), turn(hi)]
+                    } else {
+                        [turn(hi), turn(lo)]
+                    }
+                }),
+                nodes,
+                why,
+            },
+        }
+    }
+}
+
+/// Proves values with `tb`, each search within `node_limit` nodes.
+pub struct Prover<'a> {
+    tb: &'a Tablebase,
+    node_limit: u64,
+}
+
+impl<'a> Prover<'a> {
+    /// A prover over `tb`.
+    pub fn new(tb: &'a Tablebase, node_limit: u64) -> Prover<'a> {
+        Prover { tb, node_limit }
+    }
+
+    /// What is known of `pos` (stores ignored) with `history`: the positions since the
+    /// last capture, oldest first, `pos` excluded. `None` beyond the table.
+    pub fn position(&self, pos: &Position, history: &[Position]) -> Option<Known> {
+        let p = self.tb.probe(pos)?;
+        if history.is_empty() && p.exact {
+            return Some(Known::Proven(p.value, Source::Table));
+        }
+        let order = |q: &Position| -> [i32; 6] {
+            let mv = self.tb.move_values(q).unwrap_or([None; 6]);
+            std::array::from_fn(|a| mv[a].unwrap_or(i32::MIN / 2))
+        };
+        let mut solver = Solver::new(self.tb.rules(), self.node_limit).with_order(&order);
+        let result = if history.is_empty() {
+            solver.solve_near(pos, p.value)
+        } else {
+            solver.solve(pos, history)
+        };
+        Some(match result {
+            Ok(v) => Known::Proven(v, Source::Search(solver.nodes())),
+            Err(why) => Known::Unproven {
+                bounds: history.is_empty().then_some(p.bounds),
+                nodes: solver.nodes(),
+                why,
+            },
+        })
+    }
+
+    /// What is known of `game`'s position and its moves, given its history; `None`
+    /// beyond the table or when the game is over.
+    pub fn game(&self, game: &Game) -> Option<Verdict> {
+        if game.is_over() {
+            return None;
+        }
+        let pos = game.position();
+        let history = since_capture(game);
+        let known = self.position(pos, &history)?;
+        let moves = self.moves(pos, &history)?;
+        let me = pos.side.index();
+        let stores = pos.stores[me] as i32 - pos.stores[1 - me] as i32;
+        let outcome = known.outcome(stores);
+        let keep = (0..6)
+            .filter(|&a| {
+                outcome.is_some() && moves[a].is_some_and(|m| m.outcome(stores) == outcome)
+            })
+            .fold(0u8, |m, a| m | (1 << a));
+        Some(Verdict {
+            known,
+            moves,
+            outcome,
+            keep,
+            history: history.len(),
+        })
+    }
+
+    /// What is known of each legal move of `pos` (with `history` as in
+    /// [`Prover::position`]), from the mover's side: the move's gain plus what the
+    /// position after it is worth to him. A capture starts the history again; any other
+    /// move adds `pos` to it. `None` beyond the table; illegal moves `None`.
+    pub fn moves(&self, pos: &Position, history: &[Position]) -> Option<[Option<Known>; 6]> {
+        self.tb.probe(pos)?;
+        let rules = self.tb.rules();
+        let mut p = *pos;
+        p.stores = [0, 0];
+        let legal = p.legal_moves(rules);
+        let mut after = history.to_vec();
+        after.push(p);
+        Some(std::array::from_fn(|a| {
+            if legal & (1 << a) == 0 {
+                return None;
+            }
+            let mut q = p;
+            q.apply(rules, a);
+            let me = p.side.index();
+            let gain = q.stores[me] as i32 - q.stores[1 - me] as i32;
+            let capture = gain != 0 || q.board_seeds() < p.board_seeds();
+            q.stores = [0, 0];
+            let same = q.side == p.side;
+            let known = if q.legal_moves(rules) == 0 {
+                let o = q.status(rules).expect("no legal move: the game is over");
+                let m = (o.halves[q.side.index()] as i32 - o.halves[1 - q.side.index()] as i32) / 2;
+                Known::Proven(m, Source::Table)
+            } else {
+                let history: &[Position] = if capture { &[] } else { &after };
+                self.position(&q, history)?
+            };
+            Some(known.after_move(gain, same))
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Game, RuleSet};
+    use crate::tablebase::build_in_memory;
+
+    #[test]
+    fn the_forced_repetition_is_proven_lost() {
+        // North's only move starts fAbBcCdDeEfFa, which repeats with one seed in each row:
+        // each takes his own, a margin of 0 for North, who loses 23–25. The table's entry
+        // (the repetition score at this board) is not proven.
+        let tb = build_in_memory(RuleSet::abapa(), 3);
+        let pos: Position = "0-0-0-0-0-0-0-1-0-0-0-1-24-22-N".parse().unwrap();
+        assert!(!tb.probe(&pos).unwrap().exact);
+        let prover = Prover::new(&tb, 1_000_000);
+        let k = prover.position(&pos, &[]).unwrap();
+        assert!(matches!(k, Known::Proven(0, Source::Search(_))), "{k:?}");
+        assert_eq!(k.outcome(22 - 24), Some(TbOutcome::Loss));
+        let moves = prover.moves(&pos, &[]).unwrap();
+        assert_eq!(moves[5].and_then(|m| m.value()), Some(0));
+        assert!(moves[..5].iter().all(Option::is_none));
+        // The game itself agrees.
+        let mut g = Game::new(RuleSet::abapa(), pos);
+        g.play_text("fAbBcCdDeEfFa").unwrap();
+        assert_eq!(g.outcome().unwrap().halves, [50, 46]);
+    }
+
+    #[test]
+    fn a_position_is_worth_its_best_move_given_the_same_history() {
+        // Every board with at most 4 seeds under the own-row rules: the position's
+        // proven value is the best of its moves' (each move's after the history grows).
+        for preset in [
+            crate::game::Preset::Abapa,
+            crate::game::Preset::GrandSlamCaptures,
+            crate::game::Preset::Ouril,
+        ] {
+            let rules = RuleSet::from_preset(preset);
+            let tb = build_in_memory(rules, 4);
+            let prover = Prover::new(&tb, 30_000);
+            let (mut checked, mut searched) = (0, 0);
+            for n in 1..=4 {
+                for r in 0..crate::tablebase::index::boards_with(n) {
+                    let pos = Position {
+                        pits: crate::tablebase::index::unrank(n, r),
+                        stores: [0, 0],
+                        side: crate::game::Side::South,
+                    };
+                    let Some(Known::Proven(v, src)) = prover.position(&pos, &[]) else {
+                        continue;
+                    };
+                    let moves = prover.moves(&pos, &[]).unwrap();
+                    let vals: Option<Vec<i32>> =
+                        moves.iter().flatten().map(|m| m.value()).collect();
+                    let Some(vals) = vals else { continue };
+                    if let Some(best) = vals.iter().max() {
+                        assert_eq!(*best, v, "{} {pos}", preset.name());
+                        checked += 1;
+                        searched += matches!(src, Source::Search(_)) as usize;
+                    }
+                }
+            }
+            assert!(checked > 500 && searched > 10, "{checked} {searched}");
+        }
+    }
+}
