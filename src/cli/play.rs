@@ -60,7 +60,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Endgame tables (`oware tablebase build`): the computer's search ends where they
-    /// prove the result after a capture, and `hint` says whether you have won, drawn or
+    /// prove the result, and `hint` says whether you have won, drawn or
     /// lost with best play, or that a repetition may decide and it is not proven.
     #[arg(long, value_name = "DIR")]
     tb: Option<PathBuf>,

@@ -41,7 +41,7 @@ pub struct Args {
     #[arg(long, default_value_t = 60)]
     puzzles: usize,
     /// Endgame tables (`oware tablebase build`): searches end where they prove the
-    /// result after a capture, analysis takes proven results from them, and `bestmove`
+    /// result, analysis takes proven results from them, and `bestmove`
     /// reports the result with best play where proven.
     #[arg(long)]
     tb: Option<PathBuf>,

@@ -14,7 +14,7 @@
 //!   difference, never a proof.
 //!
 //! - endgame tables, when given, override both where they prove the position's result
-//!   given the game's history (an exact entry after a capture, or a search that carries
+//!   given the game's history (an exact entry with no history, or a search that carries
 //!   the history, see `tablebase::prove`): the result with best play (won +1, drawn 0,
 //!   lost −1) is exact, and is named in the review ("won with best play"). A position
 //!   whose value a repetition may decide and which that search cannot finish is left to

@@ -804,10 +804,9 @@ mod tests {
         let (n0, kept0) = keeps(&without);
         println!("with tables {kept} of {n} keep the outcome, without {kept0} of {n0}");
         assert!(n >= 100, "only {n} table positions sampled");
-        // The tables end a line only after a capture (where the history is empty, as
-        // their values assume), so the root's other moves are still searched, and at 16
-        // simulations some targets peak elsewhere; still more keep the outcome than
-        // without tables.
+        // The tables end a line only where they prove the result, so lines through
+        // boards a repetition may decide are still searched, and at 16 simulations some
+        // targets peak elsewhere; still more keep the outcome than without tables.
         assert!(n0 >= 50, "only {n0} table positions sampled");
         assert!(
             kept as f64 / n as f64 > kept0 as f64 / n0 as f64,

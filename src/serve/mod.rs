@@ -97,8 +97,8 @@ pub struct ServeSetup {
     /// The search settings the model was trained with (its manifest's): searches use
     /// their PUCT constants ([`MctsConfig::anytime`]).
     pub trained: MctsConfig,
-    /// Endgame tables (`--tb`): searches end where they prove the result after a
-    /// capture, `analyze` takes proven results from them, and `bestmove` reports the
+    /// Endgame tables (`--tb`): searches end where they prove the result, `analyze`
+    /// takes proven results from them, and `bestmove` reports the
     /// result with best play where proven (docs/tablebase.md, "What is stated").
     pub tablebase: Option<Arc<Tablebase>>,
 }
