@@ -294,6 +294,21 @@ impl AlphaBeta {
         Some(p.bounds.map(|m| table_score(stores + m)))
     }
 
+    /// The score that ends a node from the table's bounds: a bound outside the window
+    /// `(alpha, beta)`, or the lower one where both give the same outcome; `None` where
+    /// the search must go on (or the table does not cover `pos`).
+    #[inline]
+    fn table_cut(&mut self, pos: &Position, alpha: i32, beta: i32) -> Option<i32> {
+        let [low, high] = self.table_bounds(pos)?;
+        if high <= alpha {
+            Some(high)
+        } else if low >= beta || low.signum() == high.signum() {
+            Some(low)
+        } else {
+            None
+        }
+    }
+
     /// The rule set searched.
     pub fn rules(&self) -> RuleSet {
         self.rules
@@ -479,15 +494,9 @@ impl AlphaBeta {
             };
         }
         if ply > 0
-            && let Some([low, high]) = self.table_bounds(pos)
+            && let Some(s) = self.table_cut(pos, alpha, beta)
         {
-            // A bound that cuts, or an outcome the bounds decide, ends the node.
-            if high <= alpha {
-                return high;
-            }
-            if low >= beta || low.signum() == high.signum() {
-                return low;
-            }
+            return s;
         }
         if depth <= 0 || ply >= MAX_PLY {
             return self.evaluate(pos);
