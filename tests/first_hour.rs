@@ -303,10 +303,10 @@ fn analyze_never_grades_best_beside_another_best_move_without_saying_tie() {
         ]);
         assert_eq!(code, 0, "{err}");
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-        let r = &v["reviews"][0];
+        let r = &v["plies"][0];
         assert_eq!(r["grade"], "best", "{out}");
-        assert_eq!(r["tie"], r["played"] != r["best"], "{out}");
-        if r["played"] != r["best"] {
+        assert_eq!(r["tie"], r["move"] != r["best"], "{out}");
+        if r["move"] != r["best"] {
             ties += 1;
             let (_, text, _) = oware(&["analyze", "--model", ck, "--fen", fen, "--game", m]);
             let line = text.lines().nth(1).unwrap();

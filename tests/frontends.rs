@@ -81,14 +81,14 @@ fn analyze_grades_a_handed_over_winning_capture_as_a_blunder() {
     );
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let r = v["reviews"].as_array().unwrap();
+    let r = v["plies"].as_array().unwrap();
     assert_eq!(r.len(), 2);
-    assert_eq!(r[0]["played"], "A");
+    assert_eq!(r[0]["move"], "A");
     assert_eq!(r[0]["grade"], "blunder", "{out}");
     assert_ne!(r[0]["best"], "A");
     assert_eq!(r[0]["value_after"], -1.0);
     assert_eq!(r[1]["grade"], "best", "{out}");
-    assert_eq!(v["result"], "N");
+    assert_eq!(v["result"]["winner"], "N");
 
     // The same in text; and without alpha-beta, the search alone sees the capture (the
     // terminal value is exact), so the grade holds.
@@ -129,8 +129,8 @@ fn analyze_grades_a_handed_over_winning_capture_as_a_blunder() {
     );
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["reviews"][0]["grade"], "blunder", "{out}");
-    assert_eq!(v["reviews"][0]["best"], "C", "{out}");
+    assert_eq!(v["plies"][0]["grade"], "blunder", "{out}");
+    assert_eq!(v["plies"][0]["best"], "C", "{out}");
 }
 
 #[test]

@@ -438,3 +438,92 @@ fn with_tables_bestmove_keeps_the_result_a_solving_search_proves() {
     }
     assert!(decided >= 10, "only {decided} of 40 boards were solved");
 }
+
+/// The review's rules on recorded games (alpha-beta at depth 2 against depth 1, full of
+/// mistakes; four whose endgames have captures in a row under 13 seeds, where the
+/// tables' entries need no history), with the shipped tables, checked against what the
+/// review does not consult that way:
+/// - the best move is never graded below best;
+/// - where the tables' exact entries decide the positions before and after a move and
+///   neither has a history (each follows a capture, so no repetition can enter), a move
+///   that keeps the mover's result loses nothing and one that gives it up is a blunder;
+/// - where the review says a position was already proven lost, a deeper alpha-beta
+///   search (16 plies, with the tables as the review's) agrees, and every move from it
+///   is graded best (each keeps the loss).
+#[test]
+fn the_review_keeps_its_rules_on_recorded_games() {
+    use oware_zero::tablebase::Tablebase;
+    let root = env!("CARGO_MANIFEST_DIR");
+    let tb_dir = format!("{root}/tablebases/abapa");
+    let srv = Server::start(&["--puzzles", "0", "--searchers", "1", "--tb", &tb_dir]);
+    let a = agent();
+    let tb = std::sync::Arc::new(Tablebase::open(std::path::Path::new(&tb_dir)).unwrap());
+    // The deeper search ends lines where the tables decide them, as the review's does.
+    let mut ab = AlphaBeta::new(RuleSet::abapa(), 64);
+    ab.set_tablebase(Some(tb.clone()));
+    let pool =
+        std::fs::read_to_string(format!("{root}/experiments/recorded/anchors/pool.jsonl")).unwrap();
+    let (mut best, mut tables, mut lost) = (0, 0, 0);
+    let lines: Vec<&str> = pool.lines().collect();
+    for i in GAMES {
+        let rec: Value = serde_json::from_str(lines[i]).unwrap();
+        let (start, moves) = rec["record"].as_str().unwrap().split_once(';').unwrap();
+        let body = serde_json::json!({"fen": start, "moves": moves, "sims": 100});
+        let (s, v) = post(&a, &srv.url("/api/v1/analyze"), &body.to_string());
+        assert_eq!(s, 200, "{v}");
+        let mut g = Game::new(RuleSet::abapa(), start.parse::<Position>().unwrap());
+        let mut history_free = true;
+        for p in v["plies"].as_array().unwrap() {
+            let before = g.clone();
+            let mover = before.position().side;
+            let letter = p["move"].as_str().unwrap().chars().next().unwrap();
+            let captured = g.play_letter(letter).unwrap().captured > 0;
+            let grade = p["grade"].as_str().unwrap();
+            if p["move"] == p["best"] {
+                assert_eq!(grade, "best", "{p}");
+                best += 1;
+            }
+            // The mover's result with best play where an exact entry decides it.
+            let exact = |pos: &Position| {
+                tb.probe(pos)
+                    .filter(|e| e.exact)
+                    .and_then(|e| e.proven)
+                    .map(|o| o.score())
+            };
+            let after = match g.outcome() {
+                Some(o) => Some(o.score_for(mover) as i32),
+                None if g.position().side == mover => exact(g.position()),
+                None => exact(g.position()).map(|s| -s),
+            };
+            if history_free
+                && captured
+                && let (Some(b), Some(x)) = (exact(before.position()), after)
+            {
+                let want = if x >= b { "best" } else { "blunder" };
+                assert_eq!(grade, want, "tables: {b} before, {x} after: {p}");
+                if x >= b {
+                    assert_eq!(p["loss"], 0.0, "{p}");
+                }
+                tables += 1;
+            }
+            if p["proof_before"] == "loss" && p["table_before"].is_null() {
+                let r = ab.search(&before, &Limits::depth(16));
+                assert!(
+                    r.is_decided() && r.score_cp < 0,
+                    "not lost at depth 16: {p}"
+                );
+                assert_eq!(grade, "best", "{p}");
+                lost += 1;
+            }
+            history_free = captured;
+        }
+    }
+    println!(
+        "review rules: {best} best moves, {tables} moves judged by the tables, {lost} from lost positions"
+    );
+    assert!(best > 0 && tables > 0 && lost > 0, "{best} {tables} {lost}");
+}
+
+/// The games of `experiments/recorded/anchors/pool.jsonl` the review test reads (by
+/// line, from 0).
+const GAMES: [usize; 4] = [23, 27, 33, 110];

@@ -37,7 +37,7 @@ fn moves_listed(b: &Browser) -> u64 {
 #[test]
 fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
     let srv = Server::start(&["--puzzles", "2", "--searchers", "2", "--seed", "5"]);
-    let browser = match Browser::start(1300, 840) {
+    let browser = match Browser::start(1300, 1000) {
         Ok(b) => b,
         Err(why) if std::env::var_os("OWARE_REQUIRE_BROWSER").is_some() => {
             panic!("OWARE_REQUIRE_BROWSER is set but the browser cannot start: {why}")
@@ -179,6 +179,7 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
         assert_eq!(marked.as_str(), Some(m));
         assert!(b.text("#status").contains(&format!("better was {m}")));
     }
+    b.exec("window.scrollTo(0, 0);", json!([]));
     b.screenshot(&dir.join("analysis.png"));
 
     // A puzzle: one wrong try, graded, then the solution.
@@ -219,17 +220,35 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
             "wrong"
         );
     }
+    // The solution, then the whole forced line: after each engine reply, a move that
+    // keeps the win (as the API's solve proves it) until the game is won.
     b.click(&format!(".pit[data-letter='{solution}']"));
     b.wait_idle();
-    assert_eq!(
+    let state = |b: &Browser| {
         b.exec(
             "return document.querySelector('#puzzle-status').dataset.state;",
-            json!([])
-        ),
-        "solved",
-        "{}",
-        b.text("#puzzle-status")
-    );
+            json!([]),
+        )
+    };
+    let mut steps = 1;
+    while state(b) == "going" {
+        let moves = b.exec("return S.pzMoves;", json!([]));
+        let body = json!({"fen": puzzle["fen"], "moves": moves, "depth": puzzle["plies"]});
+        let (_, s) = serve_support::post(&agent(), &srv.url("/api/v1/solve"), &body.to_string());
+        let win = s["moves"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .find(|(_, v)| v["result"] == "win")
+            .map(|(m, _)| m.clone())
+            .unwrap_or_else(|| panic!("no winning move on the way: {s}"));
+        b.click(&format!(".pit[data-letter='{win}']"));
+        b.wait_idle();
+        steps += 1;
+        assert!(steps < 30, "the puzzle did not end");
+    }
+    assert_eq!(state(b), "solved", "{}", b.text("#puzzle-status"));
+    assert!(steps >= 2, "a puzzle is won in one move");
     assert!(b.text("#puzzle-status").contains("Solved"));
     b.screenshot(&dir.join("puzzle.png"));
 
@@ -257,4 +276,270 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
         dir.display()
     );
     assert!(t0.elapsed() < Duration::from_secs(240));
+}
+
+/// Starts a browser or says why the test is skipped (a failure under
+/// `OWARE_REQUIRE_BROWSER`).
+fn browser_or_skip(start: impl FnOnce() -> Result<Browser, String>) -> Option<Browser> {
+    match start() {
+        Ok(b) => Some(b),
+        Err(why) if std::env::var_os("OWARE_REQUIRE_BROWSER").is_some() => {
+            panic!("OWARE_REQUIRE_BROWSER is set but the browser cannot start: {why}")
+        }
+        Err(why) => {
+            println!(
+                "SKIPPED: the browser test needs chromium and chromedriver \
+                 (apt-get install chromium chromium-driver): {why}"
+            );
+            None
+        }
+    }
+}
+
+fn js(b: &Browser, script: &str) -> Value {
+    b.exec(script, json!([]))
+}
+
+/// The study board: a bad link, the move tree with a variation, stepping to the last
+/// position, the engine's lines and evaluation bar, the tables' results per move and
+/// the endgame trainer, the position editor's checks, redo, the question before a
+/// setting throws a game away, the record's headers; then the page on a phone.
+#[test]
+fn analysis_board_tables_editor_and_a_phone_in_chromium() {
+    let tb = concat!(env!("CARGO_MANIFEST_DIR"), "/tablebases/abapa");
+    let srv = Server::start(&["--puzzles", "0", "--searchers", "2", "--tb", tb]);
+    let Some(browser) = browser_or_skip(|| Browser::start(1300, 900)) else {
+        return;
+    };
+    let b = &browser;
+    let dir = shots();
+
+    // A link with a bad move keeps the moves before it and says so.
+    b.goto(&srv.url("/?moves=FfZZ&anim=0&level=novice"));
+    b.wait_idle();
+    assert_eq!(moves_listed(b), 2, "{}", b.text("#status"));
+    assert!(
+        b.text("#status").contains("could not be loaded"),
+        "{}",
+        b.text("#status")
+    );
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelectorAll('#row-bottom .pit .count').length;"
+        ),
+        6
+    );
+
+    // Your move and the reply are both told; undo, then redo plays them again; the
+    // record carries headers.
+    b.goto(&srv.url("/?anim=0&level=novice"));
+    b.wait_idle();
+    b.click(".pit[data-letter='C']");
+    b.wait_idle();
+    let said = b.text("#status");
+    assert!(
+        said.contains("You play C") && said.contains("oware plays"),
+        "{said}"
+    );
+    b.click("#undo");
+    b.wait_idle();
+    assert_eq!(moves_listed(b), 0);
+    b.click("#redo");
+    b.wait_idle();
+    assert_eq!(moves_listed(b), 2, "{}", b.text("#status"));
+    let record = js(b, "return document.querySelector('#record').value;");
+    let record = record.as_str().unwrap();
+    assert!(
+        record.contains("# South: You") && record.contains("# Rules: abapa"),
+        "{record}"
+    );
+    // Changing side mid-game asks first; "keep playing" keeps the game and the side.
+    js(
+        b,
+        "const s = document.querySelector('#side'); s.value = 'N'; s.dispatchEvent(new Event('change'));",
+    );
+    assert!(
+        b.text("#ask-text").contains("new game"),
+        "{}",
+        b.text("#ask-text")
+    );
+    b.click("#ask-no");
+    b.wait_idle();
+    assert_eq!(js(b, "return document.querySelector('#side').value;"), "S");
+    assert_eq!(moves_listed(b), 2);
+
+    // The analysis board: the game's moves in a tree; a variation from move 2; the
+    // last position reached with ⏭; a click on a move goes there.
+    b.goto(&srv.url("/?moves=FfBeCa&tab=analysis&anim=0"));
+    b.wait_idle();
+    assert_eq!(
+        js(b, "return document.querySelectorAll('#tree .mv').length;"),
+        6
+    );
+    let final_fen = js(b, "return document.querySelector('#board').dataset.fen;");
+    b.click("#first-ply");
+    b.wait_idle();
+    b.click("#next-ply");
+    b.click("#next-ply");
+    b.wait_idle();
+    let here = js(b, "return document.querySelector('#board').dataset.fen;");
+    // The main line goes on with B; play another legal South move instead.
+    let other: String = serde_json::from_value(js(
+        b,
+        "return [...document.querySelectorAll('#board .pit.legal')].map(e => e.dataset.letter).find(l => l !== 'B');",
+    ))
+    .unwrap();
+    b.click(&format!(".pit[data-letter='{other}']"));
+    b.wait_idle();
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelectorAll('#tree .var .mv').length;"
+        ),
+        1
+    );
+    assert_ne!(
+        js(b, "return document.querySelector('#board').dataset.fen;"),
+        here
+    );
+    b.wait_for(
+        "return document.querySelectorAll('#lines li.line').length > 0 && \
+         !document.querySelector('#evalbar').classList.contains('hidden');",
+        60,
+        "the engine's lines",
+    );
+    b.screenshot(&dir.join("analysis-board.png"));
+    b.click("#prev-ply");
+    b.wait_idle();
+    assert_eq!(
+        js(b, "return document.querySelector('#board').dataset.fen;"),
+        here
+    );
+    b.click("#last-ply");
+    b.wait_idle();
+    assert_eq!(
+        js(b, "return document.querySelector('#board').dataset.fen;"),
+        final_fen
+    );
+    js(b, "document.querySelector('#tree .mv').click();");
+    b.wait_idle();
+    assert!(
+        b.text("#banner").starts_with("after move 1"),
+        "{}",
+        b.text("#banner")
+    );
+
+    // The tables: the result with best play and each move's ("win by 6").
+    b.goto(&srv.url("/?start=0-0-5-0-0-0-1-1-0-0-0-1-20-20-S&tab=analysis&anim=0"));
+    b.wait_idle();
+    b.wait_for(
+        "return !document.querySelector('#tables').classList.contains('hidden');",
+        60,
+        "the tables panel",
+    );
+    let t = b.text("#tables");
+    assert!(t.contains("win by 6"), "{t}");
+    // The trainer: a won ending where one move of four keeps the win.
+    b.goto(&srv.url("/?start=0-0-1-1-1-1-1-0-0-0-2-0-18-23-S&tab=analysis&anim=0"));
+    b.wait_idle();
+    b.wait_for(
+        "return document.querySelector('#trainer-start') !== null;",
+        60,
+        "the trainer button",
+    );
+    b.click("#trainer-start");
+    b.wait_idle();
+    assert!(
+        b.text("#trainer-text").contains("Win this as South"),
+        "{}",
+        b.text("#trainer-text")
+    );
+    b.click(".pit[data-letter='F']");
+    b.wait_idle();
+    let said = b.text("#trainer-text");
+    assert!(
+        said.contains("The tables answer") || said.contains("Won"),
+        "{said}"
+    );
+    b.screenshot(&dir.join("tables.png"));
+    b.click("#trainer-stop");
+
+    // The position editor: a total that is not 48, a finished position, then a good one.
+    b.click("#edit-position");
+    let set_fen = |fen: &str| {
+        b.exec(
+            "const f = document.querySelector('#edit-fen'); f.value = arguments[0]; f.dispatchEvent(new Event('change'));",
+            json!([fen]),
+        );
+    };
+    set_fen("4-4-4-4-4-4-4-4-4-4-4-3-0-0-S");
+    assert!(
+        b.text("#edit-msg").contains("47 seeds"),
+        "{}",
+        b.text("#edit-msg")
+    );
+    set_fen("0-0-0-0-0-0-1-0-0-0-0-0-24-23-S");
+    b.click("#edit-done");
+    b.wait_idle();
+    assert!(
+        b.text("#edit-msg").contains("already over"),
+        "{}",
+        b.text("#edit-msg")
+    );
+    set_fen("0-0-0-0-0-2-1-0-0-0-0-0-22-22-S");
+    b.click(".pit[data-letter='A']");
+    assert_eq!(
+        js(b, "return document.querySelector('#edit-fen').value;"),
+        "1-0-0-0-0-2-1-0-0-0-0-0-22-22-S"
+    );
+    b.screenshot(&dir.join("editor.png"));
+    b.click("#edit-done");
+    b.wait_idle();
+    assert!(
+        js(
+            b,
+            "return document.querySelector('#editor').classList.contains('hidden');"
+        ) == true
+    );
+    assert_eq!(
+        js(b, "return document.querySelector('#board').dataset.fen;"),
+        "1-0-0-0-0-2-1-0-0-0-0-0-22-22-S"
+    );
+    drop(browser);
+
+    // A phone (390 × 844 by mobile emulation): nothing wider than the screen, every tab
+    // on it, each pit's letter and count inside its pit's box, no tag over a count.
+    let Some(phone) = browser_or_skip(|| Browser::start_phone(390, 844)) else {
+        return;
+    };
+    let p = &phone;
+    p.goto(&srv.url("/?moves=FfBe&anim=0"));
+    p.wait_idle();
+    p.click("#hint");
+    p.wait_idle();
+    assert_eq!(js(p, "return window.innerWidth;"), 390);
+    let wide = js(p, "return document.documentElement.scrollWidth;");
+    assert!(wide.as_u64().unwrap() <= 390, "the page is {wide} px wide");
+    let tabs_out = js(
+        p,
+        "return [...document.querySelectorAll('.tab')].filter(t => t.getBoundingClientRect().right > 390).length;",
+    );
+    assert_eq!(tabs_out, 0, "a tab is cut off");
+    let outside = js(
+        p,
+        "const bad = []; for (const pit of document.querySelectorAll('.pit')) { \
+           const r = pit.getBoundingClientRect(); \
+           for (const s of ['.letter', '.count']) { const e = pit.querySelector(s).getBoundingClientRect(); \
+             if (e.left < r.left - 1 || e.right > r.right + 1 || e.top < r.top - 1 || e.bottom > r.bottom + 1) bad.push(pit.dataset.letter + s); } \
+           const t = pit.querySelector('.tag'); const c = pit.querySelector('.count').getBoundingClientRect(); \
+           if (t) { const q = t.getBoundingClientRect(); \
+             if (q.left < c.right && q.right > c.left && q.top < c.bottom && q.bottom > c.top) bad.push(pit.dataset.letter + ' tag'); } } \
+         return bad;",
+    );
+    assert_eq!(outside, json!([]), "letters, counts or tags out of place");
+    p.screenshot(&dir.join("phone-play.png"));
+    p.click("#tab-analysis");
+    p.wait_idle();
+    p.screenshot(&dir.join("phone-analysis.png"));
 }

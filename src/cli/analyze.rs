@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::engine::analysis::{ReviewConfig, review, review_text};
+use crate::engine::analysis::{self, ReviewConfig, review, review_json, review_text};
 use crate::net::{DeviceKind, NetEvaluator};
 
 /// Arguments of `oware analyze`.
@@ -24,11 +24,11 @@ pub struct Args {
     /// Rule set; default: the model's.
     #[arg(long)]
     rules: Option<String>,
-    /// MCTS simulations per position.
-    #[arg(long, default_value_t = 800)]
+    /// MCTS simulations per position (the HTTP API's default too).
+    #[arg(long, default_value_t = analysis::DEFAULT_SIMULATIONS)]
     sims: u32,
     /// Alpha-beta depth for exact wins and losses (0: off).
-    #[arg(long, default_value_t = 12)]
+    #[arg(long, default_value_t = analysis::DEFAULT_EXACT_DEPTH)]
     exact_depth: u32,
     /// Endgame tables (`oware tablebase build`): where they prove a position's result
     /// given the game's history (an exact entry, or a search that carries the history),
@@ -68,17 +68,7 @@ pub fn run(a: Args) -> Result<()> {
     let reviews = review(&game_played, &mut evaluator, &cfg);
     let outcome = game_played.outcome();
     if a.json {
-        let v = serde_json::json!({
-            "rules": rules.name(),
-            "start": game.position().to_string(),
-            "moves": game_played.move_text(),
-            "simulations": a.sims,
-            "exact_depth": a.exact_depth,
-            "reviews": reviews,
-            "final": game_played.position().to_string(),
-            "result": outcome.map(|o| o.winner_text()),
-        });
-        return super::out(&format!("{v}\n"));
+        return super::out(&format!("{}\n", review_json(&game_played, &cfg, &reviews)));
     }
     let mut text = review_text(&reviews);
     match outcome {

@@ -15,12 +15,12 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::ServeLimits;
-use super::pool::{PoolError, SearchJob, SearchPool};
+use super::pool::{PoolError, SearchJob, SearchPool, SolveJob};
 use super::puzzles::PuzzleBook;
 use crate::engine::Level;
-use crate::engine::analysis::ReviewConfig;
+use crate::engine::analysis::{ReviewConfig, result_json, review_json};
 use crate::engine::mcts::line_letters;
-use crate::game::{EndReason, Game, MoveInfo, Outcome, Position, RuleSet, Side, mask_letters};
+use crate::game::{Game, MoveInfo, Position, RuleSet, Side, mask_letters};
 use crate::game::{move_letter, parse_moves};
 use crate::rng::Rng;
 use crate::search::mcts::MctsConfig;
@@ -195,6 +195,15 @@ struct AnalyzeRequest {
     sims: Option<u64>,
 }
 
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SolveRequest {
+    fen: Option<String>,
+    moves: Option<String>,
+    rules: Option<String>,
+    depth: Option<u64>,
+}
+
 /// A request that names a game: the position fields every request may carry.
 trait GameRequest: DeserializeOwned {
     /// `fen`, `moves` and `rules`, as given.
@@ -218,6 +227,12 @@ impl GameRequest for PositionRequest {
 }
 
 impl GameRequest for BestMoveRequest {
+    fn fields(&self) -> [Option<&str>; 3] {
+        [&self.fen, &self.moves, &self.rules].map(Option::as_deref)
+    }
+}
+
+impl GameRequest for SolveRequest {
     fn fields(&self) -> [Option<&str>; 3] {
         [&self.fen, &self.moves, &self.rules].map(Option::as_deref)
     }
@@ -325,33 +340,6 @@ fn captured_pits(mover: Side, info: &MoveInfo, after: &Position) -> String {
     s
 }
 
-fn reason_words(r: EndReason) -> &'static str {
-    match r {
-        EndReason::Threshold => "a store holds more than half the seeds",
-        EndReason::EvenSplit => "each store holds half the seeds",
-        EndReason::CannotFeed => "the player to move cannot give the opponent seeds",
-        EndReason::NoSeeds => "the player to move has no seeds",
-        EndReason::OnlyGrandSlams => "every legal move would be a grand slam",
-        EndReason::Repetition => "the position repeated",
-    }
-}
-
-/// The result of a finished game as JSON, with a sentence.
-pub fn result_json(o: &Outcome) -> Value {
-    let st = o.stores();
-    let who = match o.winner() {
-        Some(Side::South) => "South wins".to_string(),
-        Some(Side::North) => "North wins".to_string(),
-        None => "Draw".to_string(),
-    };
-    json!({
-        "winner": o.winner_text(),
-        "reason": o.reason.name(),
-        "stores": st,
-        "text": format!("{who} {} – {}: {}.", st[0], st[1], reason_words(o.reason)),
-    })
-}
-
 fn position_json(b: &Built) -> Value {
     let g = &b.game;
     let pos = g.position();
@@ -401,6 +389,8 @@ pub async fn health(State(s): State<Arc<AppState>>) -> ApiResult {
             "max_analyze_sims": l.max_analyze_sims,
             "max_plies": l.max_plies,
             "max_analyze_plies": l.max_analyze_plies,
+            "solve_depth": l.solve_depth,
+            "max_solve_depth": l.max_solve_depth,
             "searchers": l.searchers,
             "queue": l.queue,
             "max_body_bytes": l.max_body_bytes,
@@ -518,6 +508,15 @@ pub async fn bestmove(
         "pv": line_letters(&pos, rules, a.pv.iter().copied()),
         "visits": per_move(side, legal, &a.visits),
         "q": per_move(side, legal, &a.q),
+        "lines": a.lines.iter().filter_map(|l| {
+            let &m = l.first()?;
+            Some(json!({
+                "move": move_letter(side, m).to_string(),
+                "visits": a.visits[m],
+                "q": a.q[m],
+                "pv": line_letters(&pos, rules, l.iter().copied()),
+            }))
+        }).collect::<Vec<_>>(),
         "simulations": a.simulations,
         "elapsed_ms": a.elapsed.as_secs_f64() * 1000.0,
         "level": level.map(|l| l.name()),
@@ -550,34 +549,54 @@ pub async fn analyze(
         trained: s.trained.clone(),
     };
     let game = b.game;
-    let reviews = s.pool.review(game.clone(), cfg).await?;
-    let plies: Vec<Value> = reviews
-        .iter()
-        .map(|r| {
-            json!({
-                "ply": r.ply,
-                "side": r.side.to_string(),
-                "move": r.played.to_string(),
-                "best": r.best.to_string(),
-                "pv": r.pv,
-                "value_before": r.value_before,
-                "value_after": r.value_after,
-                "value_best": r.value_best,
-                "loss": r.loss,
-                "grade": r.grade.name(),
-                "proof_before": r.proof_before,
-                "proof_after": r.proof_after,
-            })
-        })
+    let reviews = s.pool.review(game.clone(), cfg.clone()).await?;
+    ok(review_json(&game, &cfg, &reviews))
+}
+
+/// `POST /api/v1/solve`.
+pub async fn solve(
+    State(s): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let (r, b) = read_request::<SolveRequest>(&s, body)?;
+    if let Some(o) = b.game.outcome() {
+        return Err(ApiError::bad(format!(
+            "the game is over ({}): there is no move to prove",
+            o.reason.name()
+        )));
+    }
+    let l = &s.limits;
+    let depth = match r.depth {
+        None => l.solve_depth,
+        Some(d) if (1..=l.max_solve_depth as u64).contains(&d) => d as u32,
+        Some(d) => {
+            return Err(ApiError::bad(format!(
+                "depth {d}: expected 1 to {} (this server's cap)",
+                l.max_solve_depth
+            )));
+        }
+    };
+    let side = b.game.position().side;
+    let job = SolveJob {
+        game: b.game,
+        depth,
+        nodes: l.solve_nodes,
+    };
+    let sol = s
+        .pool
+        .solve(job)
+        .await?
+        .ok_or_else(|| ApiError::bad("the game is over: there is no move to prove"))?;
+    let moves: serde_json::Map<String, Value> = (0..6)
+        .filter_map(|a| Some((move_letter(side, a).to_string(), json!(sol.moves[a]?))))
         .collect();
     ok(json!({
-        "rules": game.rules().name(),
-        "start": game.start().to_string(),
-        "moves": game.move_text(),
-        "simulations": sims,
-        "exact_depth": l.analyze_exact_depth,
-        "plies": plies,
-        "result": game.outcome().map(|o| result_json(&o)),
+        "depth": depth,
+        "result": sol.position.result,
+        "plies": sol.position.plies,
+        "best": move_letter(side, sol.best).to_string(),
+        "line": sol.line,
+        "moves": moves,
     }))
 }
 

@@ -26,6 +26,7 @@ use axum::routing::{get, post};
 use self::api::AppState;
 use self::pool::SearchPool;
 use self::puzzles::PuzzleBook;
+use crate::engine::analysis;
 use crate::game::RuleSet;
 use crate::rng::Rng;
 use crate::search::Evaluator;
@@ -39,7 +40,8 @@ pub struct ServeLimits {
     pub max_sims: u32,
     /// Longest `bestmove` search; every search stops by then.
     pub max_movetime: Duration,
-    /// Simulations per position of `analyze` when the request gives none.
+    /// Simulations per position of `analyze` when the request gives none (`oware
+    /// analyze`'s default: one review, one set of defaults).
     pub analyze_sims: u32,
     /// Most simulations per position of `analyze`.
     pub max_analyze_sims: u32,
@@ -47,6 +49,12 @@ pub struct ServeLimits {
     pub analyze_exact_depth: u32,
     /// Alpha-beta node cap per position of `analyze`.
     pub analyze_exact_nodes: u64,
+    /// Horizon of `solve` when the request gives none, in plies.
+    pub solve_depth: u32,
+    /// Deepest horizon `solve` accepts.
+    pub max_solve_depth: u32,
+    /// Alpha-beta node cap of each of `solve`'s searches.
+    pub solve_nodes: u64,
     /// Most moves in a request's game.
     pub max_plies: usize,
     /// Most moves in a game sent to `analyze`.
@@ -66,10 +74,13 @@ impl Default for ServeLimits {
         ServeLimits {
             max_sims: 3200,
             max_movetime: Duration::from_secs(5),
-            analyze_sims: 200,
-            max_analyze_sims: 800,
-            analyze_exact_depth: 10,
-            analyze_exact_nodes: 200_000,
+            analyze_sims: analysis::DEFAULT_SIMULATIONS,
+            max_analyze_sims: 1600,
+            analyze_exact_depth: analysis::DEFAULT_EXACT_DEPTH,
+            analyze_exact_nodes: analysis::DEFAULT_EXACT_NODES,
+            solve_depth: 14,
+            max_solve_depth: 20,
+            solve_nodes: 1_000_000,
             max_plies: 1000,
             max_analyze_plies: 400,
             searchers: 2,
@@ -111,6 +122,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/position", post(api::position))
         .route("/bestmove", post(api::bestmove))
         .route("/analyze", post(api::analyze))
+        .route("/solve", post(api::solve))
         .route("/puzzles", get(api::puzzles))
         .method_not_allowed_fallback(api::wrong_method)
         .fallback(api::not_found);

@@ -10,9 +10,15 @@ use crate::engine::analysis::{MoveReview, ReviewConfig, review};
 use crate::engine::mcts::{EngineSettings, build_search, cache_bytes};
 use crate::game::Game;
 use crate::search::Evaluator;
+use crate::search::alphabeta::AlphaBeta;
 use crate::search::cache::EvalCache;
 use crate::search::mcts::{MctsConfig, ParallelSearch};
 use crate::tablebase::Tablebase;
+
+use super::puzzles::{Solution, solve};
+
+/// The transposition table of each thread's alpha-beta (`solve`), in MiB.
+const SOLVE_TABLE_MB: usize = 16;
 
 /// One MCTS search asked for by a request.
 #[derive(Clone, Debug)]
@@ -44,22 +50,38 @@ pub struct SearchAnswer {
     pub q: [Option<f32>; 6],
     /// The most-visited line from the root, as actions.
     pub pv: Vec<usize>,
+    /// For each visited root move, most visited first: the move and the line it starts
+    /// (the move, then the most visited replies), as actions.
+    pub lines: Vec<Vec<usize>>,
     /// Simulations run.
     pub simulations: u32,
     /// Time the search took.
     pub elapsed: Duration,
 }
 
+/// An alpha-beta proof of every move asked for by a request (`solve`).
+#[derive(Clone, Debug)]
+pub struct SolveJob {
+    /// The game whose current position is searched.
+    pub game: Game,
+    /// Horizon in plies.
+    pub depth: u32,
+    /// Node cap of each search.
+    pub nodes: u64,
+}
+
 /// The work one queue entry asks for.
 enum Work {
     Search(SearchJob),
     Review(Box<Game>, ReviewConfig),
+    Solve(SolveJob),
 }
 
 /// The answer to one queue entry.
 enum Answer {
     Search(SearchAnswer),
     Review(Vec<MoveReview>),
+    Solve(Option<Solution>),
 }
 
 struct Job {
@@ -158,7 +180,16 @@ impl SearchPool {
         job.simulations = job.simulations.clamp(1, self.max_simulations);
         match self.submit(Work::Search(job)).await? {
             Answer::Search(a) => Ok(a),
-            Answer::Review(_) => Err(PoolError::Failed),
+            _ => Err(PoolError::Failed),
+        }
+    }
+
+    /// Proves each legal move of `job`'s position on a search thread (see [`solve`]);
+    /// `None` when the game is over.
+    pub async fn solve(&self, job: SolveJob) -> Result<Option<Solution>, PoolError> {
+        match self.submit(Work::Solve(job)).await? {
+            Answer::Solve(s) => Ok(s),
+            _ => Err(PoolError::Failed),
         }
     }
 
@@ -170,7 +201,7 @@ impl SearchPool {
     ) -> Result<Vec<MoveReview>, PoolError> {
         match self.submit(Work::Review(Box::new(game), cfg)).await? {
             Answer::Review(r) => Ok(r),
-            Answer::Search(_) => Err(PoolError::Failed),
+            _ => Err(PoolError::Failed),
         }
     }
 }
@@ -188,6 +219,7 @@ impl Worker {
     /// Takes jobs until the queue closes.
     fn run(self, rx: Arc<Mutex<Receiver<Job>>>, mut evaluator: Box<dyn Evaluator>) {
         let mut search: Option<ParallelSearch> = None;
+        let mut prover: Option<AlphaBeta> = None;
         loop {
             // The lock is held only while waiting for the next job.
             let job = match rx.lock() {
@@ -213,6 +245,18 @@ impl Worker {
                     Answer::Search(run_search(s, &j))
                 }
                 Work::Review(game, cfg) => Answer::Review(review(&game, evaluator.as_mut(), &cfg)),
+                Work::Solve(j) => {
+                    let rules = j.game.rules();
+                    if prover.as_ref().is_some_and(|a| a.rules() != rules) {
+                        prover = None;
+                    }
+                    let ab = prover.get_or_insert_with(|| {
+                        let mut ab = AlphaBeta::new(rules, SOLVE_TABLE_MB);
+                        ab.set_tablebase(self.tablebase.clone());
+                        ab
+                    });
+                    Answer::Solve(solve(&j.game, ab, j.depth, j.nodes))
+                }
             };
             // The requester may have gone away; nothing to do then.
             let _ = job.reply.send(answer);
@@ -241,9 +285,20 @@ fn run_search(search: &mut ParallelSearch, job: &SearchJob) -> SearchAnswer {
         visits: r.visits,
         q: r.q,
         pv: search.tree().principal_variation(12),
+        lines: top_lines(search, &r.visits),
         simulations: r.simulations,
         elapsed: started.elapsed(),
     }
+}
+
+/// The line of each visited root move, most visited first.
+fn top_lines(search: &ParallelSearch, visits: &[u32; 6]) -> Vec<Vec<usize>> {
+    let mut moves: Vec<usize> = (0..6).filter(|&a| visits[a] > 0).collect();
+    moves.sort_by_key(|&a| std::cmp::Reverse(visits[a]));
+    moves
+        .into_iter()
+        .map(|a| search.tree().line_from(a, 12))
+        .collect()
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use std::sync::{Arc, RwLock};
 
 use serde::Serialize;
 
+use crate::engine::Level;
 use crate::game::{Game, RuleSet, move_letter};
 use crate::rng::Rng;
 use crate::search::alphabeta::{AlphaBeta, WIN};
@@ -105,6 +106,92 @@ pub fn unique_win(game: &Game, ab: &mut AlphaBeta, limits: &ProofLimits) -> Opti
     })
 }
 
+/// What alpha-beta proved of one move (or a position), from the mover's view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Proven {
+    /// `win`, `loss` or `draw` where proven within the horizon; `None` otherwise.
+    pub result: Option<&'static str>,
+    /// Plies to the end of the game with best play, where proven.
+    pub plies: Option<u32>,
+}
+
+/// Every legal move of a position searched to a horizon: `solve`'s answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solution {
+    /// The position itself, mover's view.
+    pub position: Proven,
+    /// The best move (alpha-beta's: a forced win, else the longest resistance).
+    pub best: usize,
+    /// Alpha-beta's line, the best move first.
+    pub line: String,
+    /// Each legal move's proof (`None`: illegal).
+    pub moves: [Option<Proven>; 6],
+}
+
+fn proven(score_cp: i32, decided: bool) -> Proven {
+    if !decided {
+        return Proven {
+            result: None,
+            plies: None,
+        };
+    }
+    Proven {
+        result: Some(if score_cp > 0 { "win" } else { "loss" }),
+        plies: Some((WIN - score_cp.abs()).max(0) as u32),
+    }
+}
+
+/// Each legal move of `game`'s position searched by alpha-beta to `depth` − 1 plies
+/// after it (so the position to `depth`), capped at `nodes` nodes a search: which
+/// moves force a win or lose by force within the horizon. `None` when the game is over.
+pub fn solve(game: &Game, ab: &mut AlphaBeta, depth: u32, nodes: u64) -> Option<Solution> {
+    if game.is_over() || depth == 0 {
+        return None;
+    }
+    let mover = game.position().side;
+    let at = |depth: u32| Limits {
+        depth: Some(depth.min(crate::search::alphabeta::MAX_DEPTH)),
+        nodes: Some(nodes),
+        movetime: None,
+        soft: None,
+    };
+    let root = ab.search(game, &at(depth));
+    let mut moves = [None; 6];
+    let legal = game.legal_moves();
+    for a in (0..6).filter(|&a| legal & (1 << a) != 0) {
+        let mut g = game.clone();
+        g.play(a).ok()?;
+        moves[a] = Some(match g.outcome() {
+            Some(o) => Proven {
+                result: Some(match o.score_for(mover) {
+                    1 => "win",
+                    -1 => "loss",
+                    _ => "draw",
+                }),
+                plies: Some(1),
+            },
+            None if depth < 2 => proven(0, false),
+            None => {
+                let r = ab.search(&g, &at(depth - 1));
+                let sign = if g.position().side == mover { 1 } else { -1 };
+                let p = proven(sign * r.score_cp, r.is_decided());
+                Proven {
+                    plies: p.plies.map(|n| n + 1),
+                    ..p
+                }
+            }
+        });
+    }
+    Some(Solution {
+        position: proven(root.score_cp, root.is_decided()),
+        best: root
+            .best_move
+            .map_or_else(|| legal.trailing_zeros() as usize, |m| m as usize),
+        line: root.pv,
+        moves,
+    })
+}
+
 /// One puzzle, as the API serves it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Puzzle {
@@ -122,23 +209,36 @@ pub struct Puzzle {
     pub line: String,
     /// Plies to the end of the game along `line`.
     pub plies: u32,
+    /// The weakest play level whose search (no noise, its simulations) finds the
+    /// solution: `novice`, `amateur`, `strong`, `master`, or `beyond master`.
+    pub difficulty: &'static str,
 }
 
-/// The first position of `game` from ply `from` on with a unique win and at least two
-/// legal moves, as a puzzle.
+/// Fewest legal moves a puzzle position may have (fewer could be solved by trying
+/// each within the three tries allowed).
+pub const MIN_LEGAL: u32 = 4;
+/// Fewest plies to the end along a puzzle's line: the solver moves at least twice
+/// (a win in one move is no puzzle).
+pub const MIN_PLIES: u32 = 3;
+
+/// The first position of `game` from ply `from` on with a unique win, at least
+/// [`MIN_LEGAL`] legal moves and a line of at least [`MIN_PLIES`], as a puzzle;
+/// `rate` gives its difficulty from the position and the solution.
 pub fn first_puzzle(
     game: &Game,
     from: usize,
     ab: &mut AlphaBeta,
     limits: &ProofLimits,
+    rate: &mut dyn FnMut(&Game, usize) -> &'static str,
 ) -> Option<Puzzle> {
     let rules = game.rules();
     let mut g = Game::new(rules, *game.start());
     let mut since = Game::new(rules, *game.start());
     for (i, &(_, a)) in game.moves().iter().enumerate() {
         if i >= from
-            && g.legal_moves().count_ones() >= 2
+            && g.legal_moves().count_ones() >= MIN_LEGAL
             && let Some(p) = unique_win(&g, ab, limits)
+            && p.plies >= MIN_PLIES
         {
             let side = g.position().side;
             return Some(Puzzle {
@@ -149,6 +249,7 @@ pub fn first_puzzle(
                 solution: move_letter(side, p.action),
                 line: p.line,
                 plies: p.plies,
+                difficulty: rate(&g, p.action),
             });
         }
         let info = g.play(a as usize).ok()?;
@@ -159,6 +260,26 @@ pub fn first_puzzle(
         }
     }
     None
+}
+
+/// The weakest play level whose search finds `solution` in `game` (each level's
+/// simulations, no noise, the most visited move), or `beyond master`.
+pub fn difficulty(
+    game: &Game,
+    solution: usize,
+    search: &mut BatchSearch,
+    evaluator: &mut dyn Evaluator,
+) -> &'static str {
+    for level in Level::ALL {
+        let (sims, ..) = level.settings();
+        search.set_game(0, game.clone());
+        search.begin(0, sims, false);
+        search.run(evaluator);
+        if search.result(0).best == solution {
+            return level.name();
+        }
+    }
+    "beyond master"
 }
 
 /// Puzzles found so far, shared between the generator and the server.
@@ -228,12 +349,16 @@ pub fn spawn_generator(
                 tree_reuse: true,
                 ..MctsConfig::default()
             };
+            let (most, ..) = Level::Master.settings();
+            let mut judge = BatchSearch::new(cfg.anytime(most, false), rules, 1, seed);
             let mut search = BatchSearch::new(cfg, rules, 1, seed);
             let mut ab = AlphaBeta::new(rules, 16);
             let limits = ProofLimits::default();
             while book.len() < target {
                 let game = self_play_game(&mut search, evaluator.as_mut(), rules);
-                if let Some(p) = first_puzzle(&game, OPENING_PLIES, &mut ab, &limits) {
+                let mut rate =
+                    |g: &Game, a: usize| difficulty(g, a, &mut judge, evaluator.as_mut());
+                if let Some(p) = first_puzzle(&game, OPENING_PLIES, &mut ab, &limits, &mut rate) {
                     book.add(p);
                 }
             }
@@ -302,6 +427,65 @@ mod tests {
         assert_eq!(unique_win(&g, &mut ab, &limits), None);
     }
 
+    /// Plain minimax to `depth` plies from `me`'s view: +1 / 0 / −1 where the result
+    /// is forced within the horizon, `None` where it is not.
+    fn minimax(g: &Game, me: crate::game::Side, depth: u32) -> Option<i32> {
+        if let Some(o) = g.outcome() {
+            return Some(o.score_for(me) as i32);
+        }
+        if depth == 0 {
+            return None;
+        }
+        let maximize = g.position().side == me;
+        let (mut best, mut unknown) = (if maximize { -1 } else { 1 }, false);
+        for a in (0..6).filter(|&a| g.legal_moves() & (1 << a) != 0) {
+            let mut c = g.clone();
+            c.play(a).unwrap();
+            match minimax(&c, me, depth - 1) {
+                Some(v) if v == if maximize { 1 } else { -1 } => return Some(v),
+                Some(v) => best = if maximize { best.max(v) } else { best.min(v) },
+                None => unknown = true,
+            }
+        }
+        (!unknown).then_some(best)
+    }
+
+    #[test]
+    fn solve_agrees_with_plain_minimax() {
+        let mut ab = AlphaBeta::new(RuleSet::abapa(), 4);
+        // D and F both win at once; then endgames of the rules' examples and small ones.
+        for fen in [
+            "0-0-0-3-0-1-1-1-0-0-0-0-23-19-S",
+            "0-0-8-0-0-1-1-1-1-1-2-3-15-15-S",
+            "1-1-1-1-2-3-1-1-8-0-0-0-14-15-S",
+            "0-2-1-4-0-3-0-0-0-0-0-2-12-24-N",
+            "1-0-0-0-2-0-0-3-2-0-0-1-19-20-N",
+        ] {
+            let g = game(fen);
+            let me = g.position().side;
+            let depth = 6;
+            let s = solve(&g, &mut ab, depth, 1_000_000).unwrap();
+            for a in (0..6).filter(|&a| g.legal_moves() & (1 << a) != 0) {
+                let mut c = g.clone();
+                c.play(a).unwrap();
+                let truth = minimax(&c, me, depth - 1);
+                let got = s.moves[a].unwrap().result;
+                match truth {
+                    Some(1) => assert_eq!(got, Some("win"), "{fen} move {a}"),
+                    Some(-1) => assert_eq!(got, Some("loss"), "{fen} move {a}"),
+                    // Alpha-beta names draws only where the move ends the game.
+                    Some(_) => assert!(got.is_none() || got == Some("draw"), "{fen} {a}"),
+                    None => assert_eq!(got, None, "{fen} move {a}: {got:?}"),
+                }
+            }
+            let any_win = s.moves.iter().flatten().any(|m| m.result == Some("win"));
+            assert_eq!(s.position.result == Some("win"), any_win, "{fen}");
+            if any_win {
+                assert_eq!(s.moves[s.best].unwrap().result, Some("win"), "{fen}");
+            }
+        }
+    }
+
     #[test]
     fn generated_puzzles_are_proved_and_replayable() {
         let book = Arc::new(PuzzleBook::default());
@@ -327,6 +511,10 @@ mod tests {
             let proof = unique_win(&g, &mut ab, &ProofLimits::default()).unwrap();
             assert_eq!(move_letter(g.position().side, proof.action), p.solution);
             assert!(p.line.starts_with(p.solution));
+            assert!(g.legal_moves().count_ones() >= MIN_LEGAL, "{p:?}");
+            assert!(p.plies >= MIN_PLIES, "{p:?}");
+            let levels = ["novice", "amateur", "strong", "master", "beyond master"];
+            assert!(levels.contains(&p.difficulty), "{p:?}");
         }
     }
 }

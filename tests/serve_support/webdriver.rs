@@ -32,6 +32,17 @@ impl Browser {
     /// Starts `chromedriver` and a headless `chromium` window of `width` × `height`
     /// pixels, or says why it cannot (no chromium or chromedriver on PATH).
     pub fn start(width: u32, height: u32) -> Result<Browser, String> {
+        Browser::launch(width, height, false)
+    }
+
+    /// A phone: Chromium's mobile emulation with a `width` × `height` viewport in CSS
+    /// pixels (device pixel ratio 3, touch, a phone's user agent). `--window-size` alone
+    /// would give a 500-pixel viewport at least.
+    pub fn start_phone(width: u32, height: u32) -> Result<Browser, String> {
+        Browser::launch(width, height, true)
+    }
+
+    fn launch(width: u32, height: u32, phone: bool) -> Result<Browser, String> {
         let chromium = on_path("chromium")
             .or_else(|| on_path("chromium-browser"))
             .ok_or("no chromium on PATH")?;
@@ -75,15 +86,23 @@ impl Browser {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
+        let mut options = json!({
+            "binary": chromium,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", "--hide-scrollbars",
+                     "--force-device-scale-factor=1",
+                     format!("--window-size={width},{height}")],
+        });
+        if phone {
+            options["mobileEmulation"] = json!({
+                "deviceMetrics": {"width": width, "height": height, "pixelRatio": 3.0, "touch": true},
+                "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 \
+                              (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36",
+            });
+        }
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": chromium,
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--hide-scrollbars",
-                         "--force-device-scale-factor=1",
-                         format!("--window-size={width},{height}")],
-            },
+            "goog:chromeOptions": options,
         }}});
         let v = b.call("POST", "/session", caps)?;
         b.session = v["sessionId"]

@@ -149,6 +149,23 @@ impl SharedTree {
         most_visited_line(t.root(), max_len, |id| t.node(id).snapshot())
     }
 
+    /// The line that starts with `action` at the root and then follows the most visited
+    /// moves, at most `max_len` moves (the engine's "top lines", one per root move).
+    pub fn line_from(&self, action: usize, max_len: usize) -> Vec<usize> {
+        if max_len == 0 {
+            return Vec::new();
+        }
+        let t = self.read();
+        let mut line = vec![action];
+        match t.node(t.root()).child(action) {
+            0 => {}
+            child => line.extend(most_visited_line(child, max_len - 1, |id| {
+                t.node(id).snapshot()
+            })),
+        }
+        line
+    }
+
     /// The deepest leaf this search evaluated, in plies below the root (kept as the
     /// search goes: no walk over the tree).
     pub fn depth(&self) -> u32 {
