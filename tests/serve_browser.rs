@@ -369,6 +369,49 @@ fn analysis_board_tables_editor_and_a_phone_in_chromium() {
     assert_eq!(js(b, "return document.querySelector('#side').value;"), "S");
     assert_eq!(moves_listed(b), 2);
 
+    // The evaluation bar while playing, on request.
+    b.click("#show-eval");
+    b.wait_for(
+        "return !document.querySelector('#evalbar').classList.contains('hidden') && \
+         document.querySelector('#evalbar').dataset.south !== undefined;",
+        60,
+        "the evaluation bar",
+    );
+    // A record with headers loads its rules and side; then another rule set by the
+    // selector asks first, and starts a new game under it.
+    js(b, "document.querySelector('#record-box').open = true;");
+    b.exec(
+        "document.querySelector('#record').value = arguments[0];",
+        json!([
+            "# Rules: awari\n# South: oware-zero (novice)\n# North: You\n# Level: novice\nFf\n"
+        ]),
+    );
+    b.click("#load");
+    b.wait_idle();
+    assert_eq!(
+        js(b, "return document.querySelector('#rules').value;"),
+        "awari"
+    );
+    assert_eq!(js(b, "return document.querySelector('#side').value;"), "N");
+    assert!(moves_listed(b) >= 2, "{}", b.text("#status"));
+    let url = js(b, "return location.search;");
+    assert!(url.as_str().unwrap().contains("rules=awari"), "{url}");
+    js(
+        b,
+        "const s = document.querySelector('#rules'); s.value = 'abapa'; s.dispatchEvent(new Event('change'));",
+    );
+    b.click("#ask-yes");
+    b.wait_idle();
+    assert_eq!(
+        js(b, "return document.querySelector('#rules').value;"),
+        "abapa"
+    );
+    let url = js(b, "return location.search;");
+    assert!(
+        !url.as_str().unwrap().contains("rules="),
+        "abapa, the default, is not written: {url}"
+    );
+
     // The analysis board: the game's moves in a tree; a variation from move 2; the
     // last position reached with ⏭; a click on a move goes there.
     b.goto(&srv.url("/?moves=FfBeCa&tab=analysis&anim=0"));
@@ -429,6 +472,32 @@ fn analysis_board_tables_editor_and_a_phone_in_chromium() {
         "{}",
         b.text("#banner")
     );
+
+    // Deleting the variation; then "Play from here" plays the position against oware.
+    js(b, "document.querySelector('#tree .var .mv').click();");
+    b.wait_idle();
+    b.click("#delete-var");
+    b.wait_idle();
+    assert_eq!(
+        js(b, "return document.querySelectorAll('#tree .var').length;"),
+        0
+    );
+    b.click("#first-ply");
+    b.wait_idle();
+    b.click("#next-ply");
+    b.wait_idle();
+    b.click("#play-here");
+    b.wait_idle();
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelector('#tab-play').classList.contains('active');"
+        ),
+        true
+    );
+    assert_eq!(moves_listed(b), 1);
+    assert_eq!(js(b, "return document.querySelector('#side').value;"), "N");
+    assert_eq!(b.text("#banner"), "your move");
 
     // The tables: the result with best play and each move's ("win by 6").
     b.goto(&srv.url("/?start=0-0-5-0-0-0-1-1-0-0-0-1-20-20-S&tab=analysis&anim=0"));
