@@ -532,6 +532,25 @@ fn analysis_board_tables_editor_and_a_phone_in_chromium() {
         "{said}"
     );
     b.screenshot(&dir.join("tables.png"));
+    // A move the tables prove loses lets the win slip, and the trainer names it.
+    b.wait_for(
+        "return document.querySelector('#lines').dataset.fen === document.querySelector('#board').dataset.fen \
+           && document.querySelector('#tables li.tb-loss') !== null;",
+        60,
+        "the tables' answer for the position",
+    );
+    let losing = js(
+        b,
+        "return document.querySelector('#tables li.tb-loss').dataset.move;",
+    );
+    let losing = losing.as_str().unwrap();
+    b.click(&format!(".pit[data-letter='{losing}']"));
+    b.wait_idle();
+    let said = b.text("#trainer-text");
+    assert!(
+        said.contains(&format!("The win slipped with {losing}")),
+        "{said}"
+    );
     b.click("#trainer-stop");
 
     // The position editor: a total that is not 48, a finished position, then a good one.

@@ -221,6 +221,23 @@ fn same_seed_same_games() {
             "{f}"
         );
     }
+    // Self-play's evaluation caches (one per thread, on by default) change nothing in
+    // the games: a hit gives what the network gave for that position.
+    let e = d.path().join("e");
+    assert!(
+        train(&cfg, &e, &["--set", "selfplay.cache_mb=0"])
+            .status
+            .success()
+    );
+    for name in ["games/iter-0001.txt", "games/iter-0002.txt"] {
+        let cached = fs::read(a.join(name)).unwrap();
+        assert_eq!(cached, fs::read(e.join(name)).unwrap(), "{name}");
+    }
+    let rows = fs::read_to_string(a.join("metrics.csv")).unwrap();
+    assert!(
+        rows.lines().next().unwrap().ends_with("cache_hit_rate"),
+        "{rows}"
+    );
     let c = d.path().join("c");
     assert!(train(&cfg, &c, &["--set", "seed=4"]).status.success());
     assert_ne!(

@@ -840,8 +840,9 @@ function trainerCheck(b, pos) {
   // The defender is to move: the trainee kept the win if the defender is proven lost.
   if (tb && tb.outcome && tb.outcome !== 'loss' && !T.slipped) {
     T.slipped = { node: S.A.cur, move: S.A.cur.move };
+    const holds = tb.outcome === 'win' ? 'win' : 'hold a draw';
     $('#trainer-text').textContent = `The win slipped with ${S.A.cur.move}: ` +
-      `after it ${sideName(pos.to_move)} can hold a ${tb.outcome}. Go back one move (◀) and the tables show the moves that keep the win.`;
+      `after it ${sideName(pos.to_move)} can ${holds} with best play. Go back one move (◀) and the tables show the moves that keep the win.`;
   }
 }
 
@@ -852,7 +853,11 @@ async function trainerReply() {
   const pos = node.pos;
   if (pos.result) {
     const w = pos.result.winner;
-    $('#trainer-text').textContent = (w === T.side && !T.slipped ? 'Won, and the tables could not stop it. ' : '') + pos.result.text;
+    let t = pos.result.text;
+    if (!T.slipped && w !== T.side && sideOf(node.move) === T.side) T.slipped = { node, move: node.move };
+    if (T.slipped) t = `The win slipped with ${T.slipped.move}. ${t}`;
+    else if (w === T.side) t = 'Won, and the tables could not stop it. ' + t;
+    $('#trainer-text').textContent = t;
     return;
   }
   if (pos.to_move === T.side) return;

@@ -17,6 +17,7 @@ use crate::dataio::{Sample, Searched, label_game};
 use crate::game::{Game, Outcome, Position, RuleSet};
 use crate::rng::Rng;
 use crate::search::Evaluator;
+use crate::search::cache::{CachedEvaluator, EvalCache};
 use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
 use crate::tablebase::Tablebase;
 
@@ -48,6 +49,12 @@ pub struct SelfPlayConfig {
     /// The batch stays full instead of draining while an iteration waits for its longest
     /// game. `false`: every iteration plays its games from start to end.
     pub continuous: bool,
+    /// MiB of evaluation cache per self-play thread (`oware train`): a position met again
+    /// in the iteration (a transposition, an opening many games share, a subtree pruned
+    /// and grown again) is not evaluated again. Each thread has its own, so the games stay
+    /// reproducible, and it starts empty every iteration (the network changed). 0: none.
+    /// Measured +55 Elo [+26, +85] at equal wall time (`experiments/ab/selfplay-cache.md`).
+    pub cache_mb: usize,
 }
 
 impl Default for SelfPlayConfig {
@@ -60,6 +67,7 @@ impl Default for SelfPlayConfig {
             temperature_plies: 20,
             tablebase: String::new(),
             continuous: false,
+            cache_mb: 64,
         }
     }
 }
@@ -75,6 +83,9 @@ impl SelfPlayConfig {
         }
         if !(self.temperature.is_finite() && self.temperature >= 0.0) {
             return Err(format!("temperature = {} must be ≥ 0", self.temperature));
+        }
+        if self.cache_mb > 65_536 {
+            return Err(format!("cache_mb = {} is more than 64 GiB", self.cache_mb));
         }
         Ok(())
     }
@@ -124,6 +135,8 @@ pub struct SelfPlayOutput {
     pub eval_seconds: f64,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// Share of the evaluations the self-play caches answered (`selfplay.cache_mb`).
+    pub cache_hit_rate: Option<f64>,
 }
 
 /// Per-slot bookkeeping of the game it plays.
@@ -583,6 +596,34 @@ fn finish_game(
     };
     out.finished.push((record, samples));
     st.pending.clear();
+}
+
+/// Puts each evaluator behind an evaluation cache of its own of `mb` MiB (none for 0):
+/// the caches, to read their hit rate.
+pub fn with_caches(evaluators: &mut Vec<Box<dyn Evaluator>>, mb: usize) -> Vec<Arc<EvalCache>> {
+    if mb == 0 {
+        return Vec::new();
+    }
+    let plain = std::mem::take(evaluators);
+    let mut caches = Vec::with_capacity(plain.len());
+    for e in plain {
+        let cache = Arc::new(EvalCache::with_bytes(mb << 20));
+        caches.push(cache.clone());
+        evaluators.push(Box::new(CachedEvaluator::new(e, cache)));
+    }
+    caches
+}
+
+/// Hits ÷ lookups over `caches` (`None` without caches).
+pub fn hit_rate(caches: &[Arc<EvalCache>]) -> Option<f64> {
+    if caches.is_empty() {
+        return None;
+    }
+    let (l, h) = caches
+        .iter()
+        .map(|c| c.counts())
+        .fold((0, 0), |(l, h), (cl, ch)| (l + cl, h + ch));
+    Some(if l == 0 { 0.0 } else { h as f64 / l as f64 })
 }
 
 #[cfg(test)]

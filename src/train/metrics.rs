@@ -85,6 +85,10 @@ pub struct MetricsRow {
     /// Disk use of the sample chunks (`RUN/samples`) at the end of the iteration, in MB.
     #[serde(default)]
     pub samples_mb: f64,
+    /// Share of self-play evaluations the caches answered (`selfplay.cache_mb`; empty
+    /// without caches).
+    #[serde(default)]
+    pub cache_hit_rate: Option<f64>,
 }
 
 /// The process's resident memory in MB (`VmRSS` of `/proc/self/status`; 0 where the
@@ -210,13 +214,13 @@ mod tests {
             ..MetricsRow::default()
         };
         write(&p, std::slice::from_ref(&a)).unwrap();
-        // Cut the eight columns added since then from the header and the row.
+        // Cut the nine columns added since then from the header and the row.
         let old: String = std::fs::read_to_string(&p)
             .unwrap()
             .lines()
             .map(|l| {
                 let f: Vec<&str> = l.split(',').collect();
-                f[..f.len() - 8].join(",") + "\n"
+                f[..f.len() - 9].join(",") + "\n"
             })
             .collect();
         assert!(old.starts_with("iteration,") && !old.contains("pool_elo"));

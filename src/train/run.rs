@@ -261,7 +261,8 @@ impl Session {
         if !c.train.local_selfplay {
             return Ok(SelfPlayOutput::default());
         }
-        let evaluators = self.learner.evaluators(c.selfplay_threads())?;
+        let mut evaluators = self.learner.evaluators(c.selfplay_threads())?;
+        let caches = selfplay::with_caches(&mut evaluators, c.selfplay.cache_mb);
         let progress = Progress::default();
         let games = c.selfplay.games_per_iteration;
         let rules = c.game.rules;
@@ -269,7 +270,7 @@ impl Session {
         let seed = iteration_seed(c.seed, it, 1);
         let pool = &mut self.pool;
         let display = self.display;
-        Ok(std::thread::scope(|scope| {
+        let mut out = std::thread::scope(|scope| {
             let handle = scope.spawn(|| match pool {
                 // Games in flight carry over to the next iteration.
                 Some(pool) => pool.play(
@@ -294,7 +295,9 @@ impl Session {
             });
             report::show_progress(&progress, games, it, display, &handle);
             handle.join().expect("self-play panicked")
-        }))
+        });
+        out.cache_hit_rate = selfplay::hit_rate(&caches);
+        Ok(out)
     }
 
     /// Waits for the workers' chunks when the config asks for more new samples than the
@@ -535,6 +538,7 @@ impl Session {
             tb_margin_accuracy: accuracy.map(|a| a.1),
             rss_mb: metrics::resident_mb(),
             samples_mb: (metrics::dir_mb(&samples) - evicted_mb).max(0.0),
+            cache_hit_rate: out.cache_hit_rate,
         }
     }
 

@@ -27,6 +27,10 @@ pub struct Args {
     /// `puct` or `gumbel`.
     #[arg(long, default_value = "gumbel")]
     algorithm: String,
+    /// MiB of evaluation cache per thread (`selfplay.cache_mb`); 0: none. The hit rate
+    /// is printed.
+    #[arg(long, default_value_t = 0)]
+    cache_mb: usize,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -50,6 +54,7 @@ pub fn run(a: Args) -> Result<()> {
     let learner = Learner::new(&model, &LearnerConfig::default())?;
     let mut per = serde_json::Map::new();
     let mut share = serde_json::Map::new();
+    let mut hit = serde_json::Map::new();
     let mut text = format!(
         "default network ({} parameters), {} simulations per move, {algorithm:?}, {threads} threads\n",
         model.parameters(),
@@ -69,7 +74,8 @@ pub fn run(a: Args) -> Result<()> {
             full_search_fraction: 1.0,
             ..MctsConfig::default()
         };
-        let evaluators = learner.evaluators(threads)?;
+        let mut evaluators = learner.evaluators(threads)?;
+        let caches = selfplay::with_caches(&mut evaluators, a.cache_mb);
         // Whole games: every slot plays one game from a random opening.
         let t = Instant::now();
         let out = selfplay::play(
@@ -85,22 +91,27 @@ pub fn run(a: Args) -> Result<()> {
         let secs = t.elapsed().as_secs_f64();
         let rate = out.simulations as f64 / secs;
         let net_share = out.eval_seconds / (secs * threads as f64);
+        let hits = selfplay::hit_rate(&caches);
         text.push_str(&format!(
-            "{g:>6} games in flight: {:>9.0} simulations/s, {:>8.0} evaluations/s, network {:>4.1}% of thread time ({} games, {:.1} s)\n",
+            "{g:>6} games in flight: {:>9.0} simulations/s, {:>8.0} evaluations/s, network {:>4.1}% of thread time{} ({} games, {:.1} s)\n",
             rate,
             out.evaluations as f64 / secs,
             100.0 * net_share,
+            hits.map_or(String::new(), |h| format!(", cache hits {:.1}%", 100.0 * h)),
             out.games.len(),
             secs
         ));
         per.insert(g.to_string(), serde_json::json!(rate));
         share.insert(g.to_string(), serde_json::json!(net_share));
+        hit.insert(g.to_string(), serde_json::json!(hits));
     }
     let _ = a.moves;
     if a.json {
         let v = serde_json::json!({
             "simulations_per_second": per,
             "network_share": share,
+            "cache_hit_rate": hit,
+            "cache_mb": a.cache_mb,
             "simulations_per_move": a.sims,
             "threads": threads,
             "algorithm": a.algorithm,
