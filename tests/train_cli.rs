@@ -221,8 +221,9 @@ fn same_seed_same_games() {
             "{f}"
         );
     }
-    // Self-play's evaluation caches (one per thread, on by default) change nothing in
-    // the games: a hit gives what the network gave for that position.
+    // Self-play's evaluation caches (one per thread, on by default) leave these games as
+    // they were: a hit gives what the network gave for that position (in another batch,
+    // so the last bits of a value may differ, but not the moves here).
     let e = d.path().join("e");
     assert!(
         train(&cfg, &e, &["--set", "selfplay.cache_mb=0"])

@@ -22,8 +22,14 @@ use std::process::Command;
 const OWARE: &str = env!("CARGO_BIN_EXE_oware");
 
 /// The quick config, cut to three iterations of 96 games on two self-play threads, with
-/// no evaluation.
-const OVERRIDES: [&str; 7] = [
+/// no evaluation, and self-play as it was when the reference was recorded: Gumbel's noisy
+/// choice on every move (`selfplay.gumbel_noise_plies`, 20 since 2026-12-02, changes the
+/// games by design) and no evaluation cache (`selfplay.cache_mb`, on since then: a hit
+/// gives the network's answer from another batch, which the matrix kernels may round
+/// differently in the last bits, so the targets and then the weights move slightly).
+const OVERRIDES: [&str; 9] = [
+    "selfplay.cache_mb=0",
+    "selfplay.gumbel_noise_plies=4294967295",
     "train.iterations=3",
     "train.time_limit_minutes=0",
     "selfplay.games_per_iteration=96",

@@ -1097,7 +1097,7 @@ async function nextPuzzle() {
     S.pzMoves = z.moves;
     S.tries = 0;
     S.pzDone = false;
-    const level = z.difficulty ? ` · ${z.difficulty}` : '';
+    const level = z.difficulty ? ` · difficulty: ${z.difficulty}` : '';
     $('#puzzle-title').textContent = `${sideName(z.to_move)} to move and win (the win takes ${z.plies} plies)${level}.`;
     setPuzzleStatus('none', 'Find the one move that wins by force. Click a pit.');
     drawPuzzle({});
@@ -1134,7 +1134,8 @@ function puzzleSolved(letter) {
   S.pzDone = true;
   S.score.tried++;
   S.score.solved++;
-  const grade = S.tries === 1 ? 'first try: ★★★' : S.tries === 2 ? 'second try: ★★' : `try ${S.tries}: ★`;
+  // Stars by the wrong moves tried on the way (three end the puzzle).
+  const grade = S.tries === 0 ? 'no wrong move: ★★★' : S.tries === 1 ? 'one wrong move: ★★' : 'two wrong moves: ★';
   drawPuzzle({ [letter]: ['best', 'win'] });
   setPuzzleStatus('solved', `Solved, ${grade}. ${S.pzPos.result ? S.pzPos.result.text : ''} The line was ${z.line}.`);
 }
@@ -1151,8 +1152,8 @@ async function onPuzzlePit(letter) {
       const s = await api('solve', { fen: z.fen, moves: S.pzMoves, depth: Math.max(2, z.plies) });
       wins = Object.entries(s.moves).filter(([, v]) => v.result === 'win').map(([m]) => m).join('');
     }
-    S.tries++;
     if (!wins.includes(letter)) {
+      S.tries++;
       const wrong = { [letter]: ['wrong', 'no'] };
       if (S.tries >= 3) {
         S.pzDone = true;

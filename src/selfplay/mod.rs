@@ -57,8 +57,10 @@ pub struct SelfPlayConfig {
     pub continuous: bool,
     /// MiB of evaluation cache per self-play thread (`oware train`): a position met again
     /// in the iteration (a transposition, an opening many games share, a subtree pruned
-    /// and grown again) is not evaluated again. Each thread has its own, so the games stay
-    /// reproducible, and it starts empty every iteration (the network changed). 0: none.
+    /// and grown again) is not evaluated again. Each thread has its own, so runs stay
+    /// reproducible, and it starts empty every iteration (the network changed). A hit is
+    /// the network's answer from an earlier batch, which its kernels may have rounded
+    /// differently in the last bits. 0: none.
     /// Measured +55 Elo [+26, +85] at equal wall time (`experiments/ab/selfplay-cache.md`).
     pub cache_mb: usize,
 }
