@@ -717,15 +717,15 @@ function drawTree() {
     let n = from, numbered = first;
     while (n.children.length) {
       const [main, ...vars] = n.children;
-      out.appendChild(span(main, numbered));
+      // A space after each move: where the line may wrap.
+      out.append(span(main, numbered), ' ');
       numbered = false;
       for (const v of vars) {
         const wrap = el('span', 'var');
-        wrap.append('(');
-        wrap.appendChild(span(v, true));
+        wrap.append('(', span(v, true), ' ');
         line(v, wrap, false);
         wrap.append(')');
-        out.appendChild(wrap);
+        out.append(wrap, ' ');
         numbered = true;
       }
       n = main;
