@@ -37,18 +37,8 @@ fn moves_listed(b: &Browser) -> u64 {
 #[test]
 fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
     let srv = Server::start(&["--puzzles", "2", "--searchers", "2", "--seed", "5"]);
-    let browser = match Browser::start(1300, 1000) {
-        Ok(b) => b,
-        Err(why) if std::env::var_os("OWARE_REQUIRE_BROWSER").is_some() => {
-            panic!("OWARE_REQUIRE_BROWSER is set but the browser cannot start: {why}")
-        }
-        Err(why) => {
-            println!(
-                "SKIPPED: the browser test needs chromium and chromedriver \
-                 (apt-get install chromium chromium-driver): {why}"
-            );
-            return;
-        }
+    let Some(browser) = browser_or_skip(|| Browser::start(1300, 1000)) else {
+        return;
     };
     let b = &browser;
     let dir = shots();

@@ -698,13 +698,7 @@ mod tests {
     #[test]
     fn after_the_noisy_plies_gumbel_plays_the_argmax_of_its_policy_target() {
         // Every search full, so every searched position is a sample, in game order.
-        let mcts = MctsConfig {
-            algorithm: Algorithm::Gumbel,
-            simulations: 16,
-            cheap_simulations: 16,
-            full_search_fraction: 1.0,
-            ..MctsConfig::default()
-        };
+        let mcts = full_gumbel_searches();
         let cfg = SelfPlayConfig {
             games_per_iteration: 6,
             games_in_flight: 6,
@@ -752,6 +746,18 @@ mod tests {
             );
         }
         assert!(checked > 50, "{checked}");
+    }
+
+    /// Gumbel, 16 simulations, every search full (so every searched position is a
+    /// sample, in game order).
+    fn full_gumbel_searches() -> MctsConfig {
+        MctsConfig {
+            algorithm: Algorithm::Gumbel,
+            simulations: 16,
+            cheap_simulations: 16,
+            full_search_fraction: 1.0,
+            ..MctsConfig::default()
+        }
     }
 
     fn run(threads: usize, seed: u64, alg: Algorithm) -> SelfPlayOutput {
@@ -900,13 +906,7 @@ mod tests {
             Tablebase::open_for(std::path::Path::new("tablebases/abapa"), RuleSet::abapa())
                 .expect("the shipped tables"),
         );
-        let mcts = MctsConfig {
-            algorithm: Algorithm::Gumbel,
-            simulations: 16,
-            cheap_simulations: 16,
-            full_search_fraction: 1.0,
-            ..MctsConfig::default()
-        };
+        let mcts = full_gumbel_searches();
         // (table positions sampled, those whose target peaks on an outcome-keeping move)
         let keeps = |out: &SelfPlayOutput| {
             let (mut n, mut kept) = (0, 0);

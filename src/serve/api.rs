@@ -473,6 +473,17 @@ fn search_job(
     Ok((job, level))
 }
 
+/// A 400 for a request that needs a move to `what` (search, prove) in a finished game.
+fn going_on(game: &Game, what: &str) -> Result<(), ApiError> {
+    match game.outcome() {
+        Some(o) => Err(ApiError::bad(format!(
+            "the game is over ({}): there is no move to {what}",
+            o.reason.name()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// `{letter: x}` over the legal moves of `side`.
 fn per_move<T: serde::Serialize>(side: Side, legal: u8, x: &[T; 6]) -> Value {
     let m: serde_json::Map<String, Value> = (0..6)
@@ -488,12 +499,7 @@ pub async fn bestmove(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let (r, b) = read_request::<BestMoveRequest>(&s, body)?;
-    if let Some(o) = b.game.outcome() {
-        return Err(ApiError::bad(format!(
-            "the game is over ({}): there is no move to search",
-            o.reason.name()
-        )));
-    }
+    going_on(&b.game, "search")?;
     let pos = *b.game.position();
     let rules = b.game.rules();
     let legal = b.game.legal_moves();
@@ -559,12 +565,7 @@ pub async fn solve(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let (r, b) = read_request::<SolveRequest>(&s, body)?;
-    if let Some(o) = b.game.outcome() {
-        return Err(ApiError::bad(format!(
-            "the game is over ({}): there is no move to prove",
-            o.reason.name()
-        )));
-    }
+    going_on(&b.game, "prove")?;
     let l = &s.limits;
     let depth = match r.depth {
         None => l.solve_depth,
