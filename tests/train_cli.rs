@@ -712,3 +712,91 @@ fn a_run_can_start_from_another_runs_network() {
         assert!(!third.join("state.json").exists());
     }
 }
+
+/// A checkpoint's weights as safetensors bytes (the checkpoint file itself also holds
+/// parameter ids that differ from run to run).
+fn exported(checkpoint: &Path) -> Vec<u8> {
+    let out_file = checkpoint.with_extension("safetensors");
+    let out = Command::new(OWARE)
+        .args(["export", "--format", "safetensors", "--model"])
+        .arg(checkpoint)
+        .arg("--out")
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    succeeded(&out);
+    fs::read(out_file).unwrap()
+}
+
+/// The `train_steps` column of a run's metrics, by iteration.
+fn train_steps(run: &Path) -> Vec<u64> {
+    let text = fs::read_to_string(run.join("metrics.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header.iter().position(|&h| h == "train_steps").unwrap();
+    lines
+        .map(|l| l.split(',').nth(col).unwrap().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn overlapped_learning_lags_one_iteration_and_resumes_exactly() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = write_config(d.path(), TINY);
+    // A constant learning rate: a cosine schedule follows `train.iterations`, which the
+    // stopped run below changes.
+    let overlap = [
+        "--set",
+        "train.overlap=true",
+        "--set",
+        "train.keep_checkpoints=0",
+        "--set",
+        "train.lr_schedule=constant",
+    ];
+    let (seq, a) = (d.path().join("seq"), d.path().join("a"));
+    succeeded(&train(&cfg, &seq, &overlap[2..]));
+    succeeded(&train(&cfg, &a, &overlap));
+    // Iteration 1 plays with the initial network either way; under overlap its learner
+    // ran beside it on a window still empty, so it took no step, and every later
+    // iteration trains on the samples of the one before.
+    assert_eq!(
+        fs::read(seq.join("games/iter-0001.txt")).unwrap(),
+        fs::read(a.join("games/iter-0001.txt")).unwrap()
+    );
+    let (s_seq, s_a) = (train_steps(&seq), train_steps(&a));
+    assert!(s_seq[0] > 0, "{s_seq:?}");
+    assert_eq!(s_a[0], 0, "{s_a:?}");
+    assert!(s_a[1..].iter().all(|&s| s > 0), "{s_a:?}");
+    let w = |it: &str| exported(&a.join("checkpoints").join(it));
+    assert!(w("iter-0000") == w("iter-0001"), "iteration 1 trained");
+    assert!(
+        w("iter-0001") != w("iter-0002"),
+        "iteration 2 did not train"
+    );
+    // Stopped after two iterations and resumed, the run ends with the same weights as
+    // the run that went straight through (the learner's next step count is kept).
+    let b = d.path().join("b");
+    let first_two = [&overlap[..], &["--set", "train.iterations=2"][..]].concat();
+    succeeded(&train(&cfg, &b, &first_two));
+    succeeded(&train(&cfg, &b, &overlap));
+    for it in ["iter-0003", "iter-0004"] {
+        let (x, y) = (
+            a.join("checkpoints").join(it),
+            b.join("checkpoints").join(it),
+        );
+        assert_eq!(
+            weights_and_step(&x).1,
+            weights_and_step(&y).1,
+            "{it}: steps"
+        );
+        assert!(
+            exported(&x) == exported(&y),
+            "{it}: the resumed run's weights differ"
+        );
+    }
+    // And the same seed gives the same games.
+    assert_eq!(
+        fs::read(a.join("games/iter-0004.txt")).unwrap(),
+        fs::read(b.join("games/iter-0004.txt")).unwrap()
+    );
+}

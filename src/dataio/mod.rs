@@ -8,9 +8,12 @@
 //! builds a target.
 
 pub mod chunk;
+pub mod label;
 pub mod targets;
 
-use crate::game::{Outcome, Position};
+pub use label::{LabelRule, label_game};
+
+use crate::game::Position;
 
 /// One training sample: a position searched with a full search, labelled with its game's
 /// result.
@@ -26,7 +29,9 @@ pub struct Sample {
     pub outcome: i8,
     /// Final store difference (own − opponent) for the mover here, in seeds.
     pub store_diff: f32,
-    /// The search's root value for the mover, [−1, 1] (for mixing into the value target).
+    /// The search's value for the mover, [−1, 1], mixed into the value target: the root
+    /// value, or with `selfplay.value_lambda` > 0 the λ-weighted blend of the later root
+    /// values and the result ([`label::lambda_values`]).
     pub search_value: f32,
 }
 
@@ -36,26 +41,15 @@ pub struct Sample {
 pub struct Searched {
     /// The position searched.
     pub position: Position,
+    /// Plies played in the game before this position (random openings included).
+    pub ply: u32,
     /// Legal moves there.
     pub legal: u8,
     /// The search's policy target.
     pub policy: [f32; 6],
     /// The search's root value for the mover.
     pub search_value: f32,
-}
-
-/// The samples of a finished game: each searched position labelled with the result and
-/// the final store difference from its mover's view, in the order they were searched.
-pub fn label_game(searched: &[Searched], outcome: Outcome) -> Vec<Sample> {
-    searched
-        .iter()
-        .map(|s| Sample {
-            position: s.position,
-            legal: s.legal,
-            policy: s.policy,
-            outcome: outcome.score_for(s.position.side),
-            store_diff: outcome.store_diff_for(s.position.side),
-            search_value: s.search_value,
-        })
-        .collect()
+    /// How much the search changed the network's mind: KL(policy target ‖ prior), in
+    /// nats ([`label::policy_surprise`]).
+    pub surprise: f32,
 }

@@ -13,7 +13,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::dataio::{Sample, Searched, label_game};
+use crate::dataio::label::policy_surprise;
+use crate::dataio::{LabelRule, Sample, Searched, label_game};
 use crate::game::{Game, Outcome, Position, RuleSet};
 use crate::rng::Rng;
 use crate::search::Evaluator;
@@ -63,6 +64,16 @@ pub struct SelfPlayConfig {
     /// differently in the last bits. 0: none.
     /// Measured +55 Elo [+26, +85] at equal wall time (`experiments/ab/selfplay-cache.md`).
     pub cache_mb: usize,
+    /// λ per ply of the value the target mixes in (`train.value_target_mix`): 0 keeps
+    /// each full search's own root value; above 0 each sample takes the λ-weighted blend
+    /// of the root values of the searches after it and the game's result, so ply `k`
+    /// ahead weighs `(1 − λ)·λ^k` (`dataio::label::lambda_values`). 1 is the result alone.
+    pub value_lambda: f32,
+    /// Policy surprise weighting: the share `f` of each game's samples handed out by how
+    /// far the search moved the network's policy (KL of the target from the prior); sample
+    /// `i` gets about `(1 − f) + f · KLᵢ / mean KL` copies in the window, the game's total
+    /// unchanged. 0: one copy each.
+    pub surprise_weight: f32,
 }
 
 impl Default for SelfPlayConfig {
@@ -77,11 +88,21 @@ impl Default for SelfPlayConfig {
             tablebase: String::new(),
             continuous: false,
             cache_mb: 64,
+            value_lambda: 0.0,
+            surprise_weight: 0.0,
         }
     }
 }
 
 impl SelfPlayConfig {
+    /// How finished games become samples under these settings.
+    pub fn label_rule(&self) -> LabelRule {
+        LabelRule {
+            value_lambda: self.value_lambda,
+            surprise_weight: self.surprise_weight,
+        }
+    }
+
     /// Checks every value; the message names the key.
     pub fn validate(&self) -> Result<(), String> {
         if self.games_per_iteration == 0 {
@@ -92,6 +113,18 @@ impl SelfPlayConfig {
         }
         if !(self.temperature.is_finite() && self.temperature >= 0.0) {
             return Err(format!("temperature = {} must be ≥ 0", self.temperature));
+        }
+        if !(0.0..=1.0).contains(&self.value_lambda) {
+            return Err(format!(
+                "value_lambda = {} must be in [0, 1]",
+                self.value_lambda
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.surprise_weight) {
+            return Err(format!(
+                "surprise_weight = {} must be in [0, 1]",
+                self.surprise_weight
+            ));
         }
         if self.cache_mb > 65_536 {
             return Err(format!("cache_mb = {} is more than 64 GiB", self.cache_mb));
@@ -109,7 +142,8 @@ pub struct GameRecord {
     pub moves: Vec<u8>,
     /// How it ended.
     pub outcome: Outcome,
-    /// Training samples it gave (its full searches).
+    /// Training samples it gave (its full searches, each as many times as surprise
+    /// weighting repeats it).
     pub samples: usize,
 }
 
@@ -428,9 +462,11 @@ fn worker(
                 let p = *b.game(i).position();
                 state[i].pending.push(Searched {
                     position: p,
+                    ply: b.game(i).moves().len() as u32,
                     legal: r.legal,
                     policy: r.policy,
                     search_value: r.value,
+                    surprise: policy_surprise(&r.policy, &r.prior, r.legal),
                 });
             }
             let ply = b.game(i).moves().len() as u32;
@@ -447,7 +483,7 @@ fn worker(
             b.play(i, a).expect("the search chose an illegal move");
             progress.moves.fetch_add(1, Ordering::Relaxed);
             if !begin_search(b, &mut state[i], i, mcts) {
-                finish_game(b, &mut state[i], i, &mut out, progress);
+                finish_game(b, &mut state[i], i, &mut out, progress, cfg);
                 queue.start_game(b, &mut state[i], i, &mut out);
             }
         }
@@ -550,7 +586,7 @@ impl<'a, 'b> GameQueue<'a, 'b> {
                 return;
             }
             // The opening (or the forced moves after it) ended the game: record it, go on.
-            finish_game(b, st, i, out, self.progress);
+            finish_game(b, st, i, out, self.progress, self.cfg);
         }
     }
 }
@@ -591,12 +627,13 @@ fn finish_game(
     i: usize,
     out: &mut WorkerOutput,
     progress: &Progress,
+    cfg: &SelfPlayConfig,
 ) {
     let g = b.game(i);
     let Some(o) = g.outcome() else {
         return;
     };
-    let samples = label_game(&st.pending, o);
+    let samples = label_game(&st.pending, o, g.moves().len() as u32, &cfg.label_rule());
     progress.games.fetch_add(1, Ordering::Relaxed);
     progress
         .samples

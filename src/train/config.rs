@@ -129,6 +129,12 @@ pub struct TrainConfig {
     /// at least this many samples; until then it waits for workers' chunks (0 = never
     /// waits).
     pub min_new_samples: u64,
+    /// The learn phase runs on its own thread while self-play plays the next iteration's
+    /// games, instead of after them: self-play plays with the network as it was before
+    /// the steps running beside it, and the learner trains on the window as the last
+    /// iteration left it, so data reaches the learner one iteration later. `false`: the
+    /// phases take turns.
+    pub overlap: bool,
     /// A checkpoint directory whose weights (and optimizer state, if saved) start a new
     /// run instead of random ones: the run continues training that network (KataGo's and
     /// Leela Zero's "bootstrap" net). Its model must match `[model]` and its rules
@@ -161,6 +167,7 @@ impl Default for TrainConfig {
             device: DeviceKind::Cpu,
             local_selfplay: true,
             min_new_samples: 0,
+            overlap: false,
             init_from: String::new(),
         }
     }

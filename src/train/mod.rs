@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod intake;
+mod learn;
 pub mod metrics;
 pub mod plot;
 pub mod replay;

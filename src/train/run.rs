@@ -6,7 +6,9 @@
 //! 2. **intake**: the samples as a chunk file, then every new chunk in `samples/` into
 //!    the replay window (`intake`);
 //! 3. **learn**: gradient steps on batches drawn from the window, their targets built by
-//!    `dataio::targets` (`schedule` says how many and at what learning rate);
+//!    `dataio::targets` (`learn`; `schedule` says how many and at what learning rate).
+//!    With `train.overlap` this phase runs on its own thread during phase 1, on the
+//!    window the last iteration left;
 //! 4. **checkpoint**, then, when due, the **evaluation** (`arena::gauntlet`);
 //! 5. **commit**: the metrics row, the plot, `state.json` (`rundir` says what is written
 //!    in which order, and why a run killed at any moment resumes);
@@ -20,6 +22,7 @@ use anyhow::{Context, Result, bail};
 
 use super::config::Config;
 use super::intake::{self, Intake, Waited};
+use super::learn::{Learned, Learning};
 use super::metrics::{self, MetricsRow};
 use super::plot;
 use super::replay::ReplayWindow;
@@ -28,14 +31,11 @@ use super::rundir::{self, RunDir, RunState};
 use super::schedule::{self, iteration_seed};
 use super::stop::stop_requested;
 use crate::arena::gauntlet::{self, EvalContext, EvalSummary, Gauntlet};
-use crate::dataio::Sample;
 use crate::dataio::chunk::write_chunk;
-use crate::dataio::targets::{TargetRule, fill_batch};
 use crate::files::atomic_write;
 use crate::game::RuleSet;
 use crate::net::checkpoint::{checkpoint_name, write_latest};
-use crate::net::train::{Learner, TrainBatch};
-use crate::rng::Rng;
+use crate::net::train::Learner;
 use crate::selfplay::{self, Progress, SelfPlayOutput, SelfPlayPool};
 use crate::tablebase::Tablebase;
 
@@ -57,6 +57,55 @@ pub fn evaluate_gauntlet(
         suite_seed: iteration_seed(config.seed, 0, 4),
     };
     gauntlet::evaluate(&g, Box::new(learner.to_inference()?), ctx)
+}
+
+/// Self-play with `evaluators` (the current network): iteration `it`'s games, or
+/// (continuous, `pool`) the first games to finish. Nothing with
+/// `train.local_selfplay = false`.
+fn self_play(
+    c: &Config,
+    pool: &mut Option<SelfPlayPool>,
+    tables: Option<&std::sync::Arc<Tablebase>>,
+    display: Display,
+    mut evaluators: Vec<Box<dyn crate::search::Evaluator>>,
+    it: u32,
+) -> Result<SelfPlayOutput> {
+    if !c.train.local_selfplay {
+        return Ok(SelfPlayOutput::default());
+    }
+    let caches = selfplay::with_caches(&mut evaluators, c.selfplay.cache_mb);
+    let progress = Progress::default();
+    let games = c.selfplay.games_per_iteration;
+    let rules = c.game.rules;
+    let seed = iteration_seed(c.seed, it, 1);
+    let mut out = std::thread::scope(|scope| {
+        let handle = scope.spawn(|| match pool {
+            // Games in flight carry over to the next iteration.
+            Some(pool) => pool.play(
+                &c.selfplay,
+                &c.search,
+                rules,
+                games,
+                evaluators,
+                tables,
+                &progress,
+            ),
+            None => selfplay::play(
+                &c.selfplay,
+                &c.search,
+                rules,
+                games,
+                seed,
+                evaluators,
+                tables,
+                &progress,
+            ),
+        });
+        report::show_progress(&progress, games, it, display, &handle);
+        handle.join().expect("self-play panicked")
+    });
+    out.cache_hit_rate = selfplay::hit_rate(&caches);
+    Ok(out)
 }
 
 /// The learner a new run starts with: random weights, or those of `train.init_from`
@@ -124,7 +173,8 @@ struct Session {
     run: RunDir,
     display: Display,
     state: RunState,
-    learner: Learner,
+    /// The learner and its scratch (the learn phase).
+    learning: Learning,
     window: ReplayWindow,
     rows: Vec<MetricsRow>,
     tables: Option<std::sync::Arc<Tablebase>>,
@@ -134,19 +184,6 @@ struct Session {
     started: Instant,
     /// Wall seconds of the earlier sessions.
     base_wall: f64,
-    targets: TargetRule,
-    batch: TrainBatch,
-    drawn: Vec<Sample>,
-    features: Vec<f32>,
-}
-
-/// What an iteration's gradient steps did.
-struct Learned {
-    steps: u64,
-    /// Mean policy, value and store-difference losses, policy entropy, value accuracy.
-    means: [f64; 5],
-    learning_rate: f64,
-    seconds: f64,
 }
 
 impl Session {
@@ -170,27 +207,18 @@ impl Session {
             .selfplay
             .continuous
             .then(|| SelfPlayPool::new(iteration_seed(config.seed, state.iteration + 1, 1)));
-        let targets = TargetRule {
-            encoding: config.model.encoding,
-            value_target_mix: config.train.value_target_mix,
-            loss_weights: config.train.loss_weights,
-        };
         Ok(Session {
             base_wall: state.wall_seconds,
-            batch: TrainBatch::default(),
-            drawn: Vec::with_capacity(config.train.batch_size),
-            features: vec![0.0f32; config.model.encoding.dim()],
+            learning: Learning::new(learner, &config),
             started: Instant::now(),
             config,
             run,
             display,
             state,
-            learner,
             window,
             rows,
             tables,
             pool,
-            targets,
         })
     }
 
@@ -228,21 +256,18 @@ impl Session {
         if orphan.exists() {
             fs::remove_dir_all(&orphan)?;
         }
-        let out = self.self_play(it)?;
+        let Some((out, intake, learned)) = (if self.config.train.overlap {
+            self.play_while_learning(it, wall)?
+        } else {
+            self.play_then_learn(it, wall)?
+        }) else {
+            return Ok(false);
+        };
         if stop_requested().is_some() {
             self.abandoned(it);
             return Ok(false);
         }
-        if !self.wait_for_workers(it, out.samples.len() as u64)? {
-            return Ok(false);
-        }
-        let intake = self.intake(it, &out)?;
-        let learned = self.learn(it, wall, intake.new_samples)?;
-        if stop_requested().is_some() {
-            self.abandoned(it);
-            return Ok(false);
-        }
-        self.learner.save(
+        self.learning.learner.save(
             &self.run.checkpoint(&name),
             self.config.game.rules,
             &self.config.search,
@@ -254,50 +279,79 @@ impl Session {
         Ok(true)
     }
 
-    /// Self-play with the current network: this iteration's games, or (continuous) the
-    /// first games to finish. Nothing with `train.local_selfplay = false`.
-    fn self_play(&mut self, it: u32) -> Result<SelfPlayOutput> {
+    /// Self-play, then the learn phase on a window that holds this iteration's samples;
+    /// `None` when the run stops instead.
+    fn play_then_learn(
+        &mut self,
+        it: u32,
+        wall: f64,
+    ) -> Result<Option<(SelfPlayOutput, Intake, Learned)>> {
+        let evaluators = self.selfplay_evaluators()?;
         let c = &self.config;
-        if !c.train.local_selfplay {
-            return Ok(SelfPlayOutput::default());
+        let out = self_play(
+            c,
+            &mut self.pool,
+            self.tables.as_ref(),
+            self.display,
+            evaluators,
+            it,
+        )?;
+        if stop_requested().is_some() {
+            self.abandoned(it);
+            return Ok(None);
         }
-        let mut evaluators = self.learner.evaluators(c.selfplay_threads())?;
-        let caches = selfplay::with_caches(&mut evaluators, c.selfplay.cache_mb);
-        let progress = Progress::default();
-        let games = c.selfplay.games_per_iteration;
-        let rules = c.game.rules;
-        let tables = self.tables.as_ref();
-        let seed = iteration_seed(c.seed, it, 1);
-        let pool = &mut self.pool;
-        let display = self.display;
-        let mut out = std::thread::scope(|scope| {
-            let handle = scope.spawn(|| match pool {
-                // Games in flight carry over to the next iteration.
-                Some(pool) => pool.play(
-                    &c.selfplay,
-                    &c.search,
-                    rules,
-                    games,
-                    evaluators,
-                    tables,
-                    &progress,
-                ),
-                None => selfplay::play(
-                    &c.selfplay,
-                    &c.search,
-                    rules,
-                    games,
-                    seed,
-                    evaluators,
-                    tables,
-                    &progress,
-                ),
-            });
-            report::show_progress(&progress, games, it, display, &handle);
-            handle.join().expect("self-play panicked")
+        if !self.wait_for_workers(it, out.samples.len() as u64)? {
+            return Ok(None);
+        }
+        let intake = self.intake(it, &out)?;
+        let learned =
+            self.learning
+                .learn(&self.config, &self.window, it, wall, intake.new_samples)?;
+        Ok(Some((out, intake, learned)))
+    }
+
+    /// `train.overlap`: the learn phase on its own thread, on the window as the last
+    /// iteration left it (its new samples are the last intake's), while self-play plays
+    /// this iteration's games with the network as it was before these steps; then the
+    /// intake. Self-play's data reaches the learner one iteration later than in
+    /// [`Session::play_then_learn`], and the network it plays with is one iteration
+    /// older. `None` when the run stops instead.
+    fn play_while_learning(
+        &mut self,
+        it: u32,
+        wall: f64,
+    ) -> Result<Option<(SelfPlayOutput, Intake, Learned)>> {
+        let evaluators = self.selfplay_evaluators()?;
+        let new_samples = self.state.last_new_samples;
+        let (c, window, learning) = (&self.config, &self.window, &mut self.learning);
+        let (pool, tables, display) = (&mut self.pool, self.tables.as_ref(), self.display);
+        let (out, learned) = std::thread::scope(|scope| {
+            let learner = scope.spawn(move || learning.learn(c, window, it, wall, new_samples));
+            let out = self_play(c, pool, tables, display, evaluators, it);
+            let learned = learner.join().expect("the learner thread panicked");
+            (out, learned)
         });
-        out.cache_hit_rate = selfplay::hit_rate(&caches);
-        Ok(out)
+        let (out, learned) = (out?, learned?);
+        if stop_requested().is_some() {
+            self.abandoned(it);
+            return Ok(None);
+        }
+        if !self.wait_for_workers(it, out.samples.len() as u64)? {
+            return Ok(None);
+        }
+        let intake = self.intake(it, &out)?;
+        Ok(Some((out, intake, learned)))
+    }
+
+    /// One evaluator per self-play thread, copies of the learner's network as it is now.
+    fn selfplay_evaluators(&self) -> Result<Vec<Box<dyn crate::search::Evaluator>>> {
+        if !self.config.train.local_selfplay {
+            return Ok(Vec::new());
+        }
+        Ok(self
+            .learning
+            .learner
+            .evaluators(self.config.selfplay_threads())?)
     }
 
     /// Waits for the workers' chunks when the config asks for more new samples than the
@@ -358,52 +412,6 @@ impl Session {
         )
     }
 
-    /// The iteration's gradient steps, on batches drawn from the window.
-    fn learn(&mut self, it: u32, wall: f64, new_samples: u64) -> Result<Learned> {
-        let t0 = Instant::now();
-        let t = &self.config.train;
-        let steps = schedule::gradient_steps(t, new_samples, self.window.len());
-        let lr = schedule::learning_rate(&self.config, it, wall);
-        self.learner.set_learning_rate(lr);
-        let mut rng = Rng::new(iteration_seed(self.config.seed, it, 2));
-        let mut sums = [0.0f64; 5];
-        let mut done = 0u64;
-        for _ in 0..steps {
-            if stop_requested().is_some() {
-                break;
-            }
-            self.window.draw(&mut rng, t.batch_size, &mut self.drawn);
-            if self.drawn.is_empty() {
-                break;
-            }
-            fill_batch(
-                &mut self.batch,
-                &self.drawn,
-                &self.targets,
-                &mut self.features,
-            );
-            let l = self.learner.step(&self.batch)?;
-            let losses = [
-                l.policy,
-                l.value,
-                l.store_diff,
-                l.policy_entropy,
-                l.value_accuracy,
-            ];
-            for (s, v) in sums.iter_mut().zip(losses) {
-                *s += v as f64;
-            }
-            done += 1;
-        }
-        let means = sums.map(|s| if done > 0 { s / done as f64 } else { f64::NAN });
-        Ok(Learned {
-            steps: done,
-            means,
-            learning_rate: lr,
-            seconds: t0.elapsed().as_secs_f64(),
-        })
-    }
-
     /// The evaluation, when due, unless evaluations already took more than their share of
     /// the run's time (the last is always played); and its wall seconds.
     fn evaluate(
@@ -421,7 +429,7 @@ impl Session {
                     checkpoint: name.to_string(),
                     earlier: evaluated(&self.rows),
                 };
-                Some(f(&self.config, &self.learner, &ctx)?)
+                Some(f(&self.config, &self.learning.learner, &ctx)?)
             }
             _ => None,
         };
@@ -464,6 +472,7 @@ impl Session {
         s.window = self.window.chunk_names();
         s.total_seen = self.window.total_seen;
         s.wall_seconds = row.wall_seconds;
+        s.last_new_samples = intake.new_samples;
         self.run.write_state(&self.state)?;
         write_latest(&self.run.root, name)?;
         // The chunks that left the window are consumed for good: state.json no longer

@@ -88,6 +88,10 @@ pub struct RunState {
     /// Wall seconds spent in periodic evaluations over all sessions.
     #[serde(default)]
     pub eval_seconds: f64,
+    /// Samples the last iteration's intake brought (what the next learn phase trains
+    /// for under `train.overlap`).
+    #[serde(default)]
+    pub last_new_samples: u64,
 }
 
 /// Paths inside a run directory.
