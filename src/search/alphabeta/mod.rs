@@ -507,66 +507,23 @@ impl AlphaBeta {
         }
         let index = self.keys.len() - 1;
         let key = self.keys[index];
-        let mut hash_move = NO_MOVE;
         let use_table = depth >= TABLE_MIN_DEPTH;
-        if use_table && let Some(hit) = self.table.probe(key) {
-            hash_move = hit.best;
-            let no_cycle = (index - since) + (hit.depth as usize) < MIN_CYCLE;
-            #[cfg(test)]
-            let no_cycle = no_cycle || !self.guards.cycle;
-            if ply > 0 && hit.depth == depth as u32 && no_cycle {
-                let s = score_from_table(hit.score, ply);
-                match hit.bound {
-                    Bound::Exact => return s,
-                    Bound::Lower if s >= beta => return s,
-                    Bound::Upper if s <= alpha => return s,
-                    _ => {}
-                }
+        let mut hash_move = NO_MOVE;
+        if use_table {
+            let (m, cut) = self.probe(key, index, since, depth, ply, alpha, beta);
+            if let Some(s) = cut {
+                return s;
             }
+            hash_move = m;
         }
-
-        // Children, on the stack, with their ordering keys.
-        let mut kids = [Child {
-            pos: *pos,
-            action: 0,
-            captured: 0,
-            order: 0,
-        }; 6];
-        let mut n = 0;
-        let mut m = mask;
-        let base = pos.side.base();
-        while m != 0 {
-            let a = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let mut c = *pos;
-            let info = c.apply(rules, a);
-            let order = if a as u8 == hash_move {
-                u64::MAX
-            } else if info.captured > 0 {
-                (1 << 48) + info.captured as u64
-            } else {
-                self.history[base + a]
-            };
-            kids[n] = Child {
-                pos: c,
-                action: a as u8,
-                captured: info.captured,
-                order,
-            };
-            n += 1;
-        }
-        if depth > TABLE_MIN_DEPTH {
-            // The children will probe the table: start loading their entries now.
-            for c in &kids[..n] {
-                self.table.prefetch(c.pos.key());
-            }
-        }
+        let (mut kids, n) = self.children(pos, mask, hash_move, depth);
 
         let outer_repetition = self.repetition_seen;
         self.repetition_seen = false;
         let alpha0 = alpha;
         let mut best = -INFINITY;
         let mut best_move = NO_MOVE;
+        let base = pos.side.base();
         for i in 0..n {
             // Selection sort step: bring the most promising remaining child to `i`.
             let mut j = i;
@@ -578,42 +535,7 @@ impl AlphaBeta {
             kids.swap(i, j);
             let c = kids[i];
             self.pv_len[ply + 1] = 0;
-            let k = c.pos.key();
-            let score = if c.captured == 0 && self.keys[since..].contains(&k) {
-                // The position recurs: the game ends here, seeds shared as the rules say.
-                self.repetition_seen = true;
-                let o = c.pos.share_out(EndReason::Repetition, rules.repetition);
-                terminal_score(&o, pos.side, ply + 1)
-            } else {
-                let child_since = if c.captured > 0 {
-                    self.keys.len()
-                } else {
-                    since
-                };
-                let same = c.pos.side == pos.side;
-                self.keys.push(k);
-                let s = if i == 0 {
-                    self.child(&c.pos, same, depth - 1, alpha, beta, ply, child_since, b)
-                } else {
-                    let s = self.child(
-                        &c.pos,
-                        same,
-                        depth - 1,
-                        alpha,
-                        alpha + 1,
-                        ply,
-                        child_since,
-                        b,
-                    );
-                    if s > alpha && s < beta {
-                        self.child(&c.pos, same, depth - 1, alpha, beta, ply, child_since, b)
-                    } else {
-                        s
-                    }
-                };
-                self.keys.pop();
-                s
-            };
+            let score = self.child_score(pos, &c, i == 0, depth, alpha, beta, ply, since, b);
             if self.aborted {
                 self.repetition_seen |= outer_repetition;
                 return 0;
@@ -623,11 +545,7 @@ impl AlphaBeta {
                 best_move = c.action;
                 if score > alpha {
                     alpha = score;
-                    self.pv[ply][0] = c.action;
-                    let len = self.pv_len[ply + 1];
-                    let (head, tail) = self.pv.split_at_mut(ply + 1);
-                    head[ply][1..=len].copy_from_slice(&tail[0][..len]);
-                    self.pv_len[ply] = len + 1;
+                    self.extend_pv(ply, c.action);
                     if alpha >= beta {
                         self.history[base + c.action as usize] += (depth * depth) as u64;
                         break;
@@ -656,6 +574,138 @@ impl AlphaBeta {
             );
         }
         best
+    }
+
+    /// The table's entry for the node at `keys[index]`: its best move (`NO_MOVE` if
+    /// none), and its score when the entry's bound decides the node at this depth and no
+    /// repetition within its horizon could make it stale (never at the root).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn probe(
+        &mut self,
+        key: u128,
+        index: usize,
+        since: usize,
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+    ) -> (u8, Option<i32>) {
+        let Some(hit) = self.table.probe(key) else {
+            return (NO_MOVE, None);
+        };
+        let no_cycle = (index - since) + (hit.depth as usize) < MIN_CYCLE;
+        #[cfg(test)]
+        let no_cycle = no_cycle || !self.guards.cycle;
+        if ply > 0 && hit.depth == depth as u32 && no_cycle {
+            let s = score_from_table(hit.score, ply);
+            match hit.bound {
+                Bound::Exact => return (hit.best, Some(s)),
+                Bound::Lower if s >= beta => return (hit.best, Some(s)),
+                Bound::Upper if s <= alpha => return (hit.best, Some(s)),
+                _ => {}
+            }
+        }
+        (hit.best, None)
+    }
+
+    /// The children of `pos` (legal moves `mask`), on the stack, with their ordering
+    /// keys: the table's move first, then captures by size, then the history heuristic.
+    /// Deep enough that the children will probe the table, their entries start loading.
+    #[inline]
+    fn children(&self, pos: &Position, mask: u8, hash_move: u8, depth: i32) -> ([Child; 6], usize) {
+        let mut kids = [Child {
+            pos: *pos,
+            action: 0,
+            captured: 0,
+            order: 0,
+        }; 6];
+        let mut n = 0;
+        let mut m = mask;
+        let base = pos.side.base();
+        while m != 0 {
+            let a = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let mut c = *pos;
+            let info = c.apply(self.rules, a);
+            let order = if a as u8 == hash_move {
+                u64::MAX
+            } else if info.captured > 0 {
+                (1 << 48) + info.captured as u64
+            } else {
+                self.history[base + a]
+            };
+            kids[n] = Child {
+                pos: c,
+                action: a as u8,
+                captured: info.captured,
+                order,
+            };
+            n += 1;
+        }
+        if depth > TABLE_MIN_DEPTH {
+            for c in &kids[..n] {
+                self.table.prefetch(c.pos.key());
+            }
+        }
+        (kids, n)
+    }
+
+    /// Child `c`'s score from `pos`'s mover's view, by PVS: the `first` child with the
+    /// full window, the others with a null window first and again with the full one if
+    /// they beat `alpha`. A capture-free move back to a position of this stretch ends the
+    /// game by repetition.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn child_score(
+        &mut self,
+        pos: &Position,
+        c: &Child,
+        first: bool,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        since: usize,
+        b: &Budget,
+    ) -> i32 {
+        let k = c.pos.key();
+        if c.captured == 0 && self.keys[since..].contains(&k) {
+            self.repetition_seen = true;
+            let o = c
+                .pos
+                .share_out(EndReason::Repetition, self.rules.repetition);
+            return terminal_score(&o, pos.side, ply + 1);
+        }
+        let since = if c.captured > 0 {
+            self.keys.len()
+        } else {
+            since
+        };
+        let same = c.pos.side == pos.side;
+        self.keys.push(k);
+        let s = if first {
+            self.child(&c.pos, same, depth - 1, alpha, beta, ply, since, b)
+        } else {
+            let s = self.child(&c.pos, same, depth - 1, alpha, alpha + 1, ply, since, b);
+            if s > alpha && s < beta {
+                self.child(&c.pos, same, depth - 1, alpha, beta, ply, since, b)
+            } else {
+                s
+            }
+        };
+        self.keys.pop();
+        s
+    }
+
+    /// Makes `action` followed by the child's line the principal variation at `ply`.
+    #[inline]
+    fn extend_pv(&mut self, ply: usize, action: u8) {
+        self.pv[ply][0] = action;
+        let len = self.pv_len[ply + 1];
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply][1..=len].copy_from_slice(&tail[0][..len]);
+        self.pv_len[ply] = len + 1;
     }
 
     /// A node one ply above the leaves: each child is valued as it is made, in pit
