@@ -18,7 +18,7 @@ pub struct Args {
     #[arg(long)]
     rules: Option<String>,
     /// Play with the alpha-beta search instead of the network.
-    #[arg(long, conflicts_with_all = ["model", "sims", "movetime", "threads", "hash", "shipped_tb", "no_tb", "minibatch"])]
+    #[arg(long, conflicts_with_all = ["model", "sims", "movetime", "threads", "hash", "shipped_tb", "no_tb", "minibatch", "c_puct"])]
     alphabeta: bool,
     /// With --alphabeta: transposition table size in MiB (the `Hash` option).
     #[arg(long, requires = "alphabeta")]
@@ -55,6 +55,9 @@ pub struct Args {
     /// MCTS leaves per network call (the `MinibatchSize` option).
     #[arg(long)]
     minibatch: Option<usize>,
+    /// MCTS exploration constant of PUCT (the `CPuct` option).
+    #[arg(long)]
+    c_puct: Option<f32>,
 }
 
 /// The shipped tables of `rules` (`tablebases/RULES` here, else beside the sources),
@@ -118,6 +121,11 @@ pub fn run(a: Args) -> Result<()> {
         searcher
             .set_option("MinibatchSize", &b.to_string())
             .map_err(|e| anyhow::anyhow!("--minibatch: {e}"))?;
+    }
+    if let Some(c) = a.c_puct {
+        searcher
+            .set_option("CPuct", &c.to_string())
+            .map_err(|e| anyhow::anyhow!("--c-puct: {e}"))?;
     }
     if let Some(h) = a.hash {
         searcher
