@@ -236,7 +236,11 @@ fn same_seed_same_games() {
     }
     let rows = fs::read_to_string(a.join("metrics.csv")).unwrap();
     assert!(
-        rows.lines().next().unwrap().ends_with("cache_hit_rate"),
+        rows.lines()
+            .next()
+            .unwrap()
+            .split(",")
+            .any(|c| c == "cache_hit_rate"),
         "{rows}"
     );
     let c = d.path().join("c");
@@ -799,4 +803,33 @@ fn overlapped_learning_lags_one_iteration_and_resumes_exactly() {
         fs::read(a.join("games/iter-0004.txt")).unwrap(),
         fs::read(b.join("games/iter-0004.txt")).unwrap()
     );
+}
+
+#[test]
+fn the_tables_relabel_endgame_samples_and_a_bad_directory_is_named() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = write_config(d.path(), TINY);
+    let tables = Path::new(env!("CARGO_MANIFEST_DIR")).join("tablebases/abapa");
+    let run = d.path().join("run");
+    let set = format!("train.rescore_tablebase={}", tables.display());
+    succeeded(&train(&cfg, &run, &["--set", &set]));
+    let text = fs::read_to_string(run.join("metrics.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header.iter().position(|&h| h == "rescored_share").unwrap();
+    let shares: Vec<f64> = lines
+        .map(|l| l.split(',').nth(col).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(shares.len(), 4);
+    assert!(shares.iter().all(|s| (0.0..=1.0).contains(s)), "{shares:?}");
+    // Games end in endgames the 12-seed tables hold.
+    assert!(shares.iter().any(|&s| s > 0.0), "{shares:?}");
+    // A directory that holds no tables is an error naming the key; no run is left.
+    let bad = d.path().join("bad");
+    let out = train(&cfg, &bad, &["--set", "train.rescore_tablebase=/nowhere"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("train.rescore_tablebase = /nowhere"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!bad.join("state.json").exists());
 }

@@ -9,6 +9,7 @@
 
 pub mod chunk;
 pub mod label;
+pub mod rescore;
 pub mod targets;
 
 pub use label::{LabelRule, label_game};

@@ -135,6 +135,11 @@ pub struct TrainConfig {
     /// iteration left it, so data reaches the learner one iteration later. `false`: the
     /// phases take turns.
     pub overlap: bool,
+    /// A tablebase directory of the run's rules: every sample taken into the window
+    /// whose outcome the tables prove is relabelled (`dataio::rescore`): its value
+    /// targets become that outcome and its policy keeps the moves that hold it. The
+    /// searches do not use the tables. Empty: none.
+    pub rescore_tablebase: String,
     /// A checkpoint directory whose weights (and optimizer state, if saved) start a new
     /// run instead of random ones: the run continues training that network (KataGo's and
     /// Leela Zero's "bootstrap" net). Its model must match `[model]` and its rules
@@ -168,6 +173,7 @@ impl Default for TrainConfig {
             local_selfplay: true,
             min_new_samples: 0,
             overlap: false,
+            rescore_tablebase: String::new(),
             init_from: String::new(),
         }
     }

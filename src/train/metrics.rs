@@ -89,6 +89,10 @@ pub struct MetricsRow {
     /// without caches).
     #[serde(default)]
     pub cache_hit_rate: Option<f64>,
+    /// Share of the samples taken in that the tables relabelled
+    /// (`train.rescore_tablebase`; empty without).
+    #[serde(default)]
+    pub rescored_share: Option<f64>,
 }
 
 /// The process's resident memory in MB (`VmRSS` of `/proc/self/status`; 0 where the

@@ -108,6 +108,25 @@ fn self_play(
     Ok(out)
 }
 
+/// The tables of `train.rescore_tablebase` (none when empty), which must be of the
+/// config's rules.
+fn rescore_tables(config: &Config) -> Result<Option<std::sync::Arc<Tablebase>>> {
+    let dir = &config.train.rescore_tablebase;
+    if dir.is_empty() {
+        return Ok(None);
+    }
+    let tb = crate::tablebase::open_shared(Path::new(dir))
+        .with_context(|| format!("train.rescore_tablebase = {dir}"))?;
+    if tb.rules() != config.game.rules {
+        bail!(
+            "train.rescore_tablebase = {dir}: the tables are for {}, the run plays {}",
+            tb.rules().name(),
+            config.game.rules.name()
+        );
+    }
+    Ok(Some(tb))
+}
+
 /// The learner a new run starts with: random weights, or those of `train.init_from`
 /// (with its optimizer state when the checkpoint holds one), which must be a network of
 /// the config's `[model]` and rules.
@@ -178,6 +197,8 @@ struct Session {
     window: ReplayWindow,
     rows: Vec<MetricsRow>,
     tables: Option<std::sync::Arc<Tablebase>>,
+    /// `train.rescore_tablebase`: the tables that relabel the endgame samples taken in.
+    rescore: Option<std::sync::Arc<Tablebase>>,
     /// Continuous self-play's games in flight (not across a restart: a resumed run starts
     /// new ones, numbered from the iteration it resumes at).
     pool: Option<SelfPlayPool>,
@@ -191,6 +212,9 @@ impl Session {
     fn open(config: Config, run: RunDir, display: Display) -> Result<Session> {
         let rules = config.game.rules;
         let log = |m: String| display.say(m);
+        // The tables first: a bad directory stops the run before it writes anything.
+        let tables = selfplay::open_tablebase(&config.selfplay, rules)?;
+        let rescore = rescore_tables(&config)?;
         let (state, learner) = match run.read_state()? {
             Some(s) => resume(&config, &run, s, &log)?,
             None => start(&config, &run, &log)?,
@@ -199,10 +223,9 @@ impl Session {
             // The learner's device is up by now; name the adapter it runs on.
             log(format!("learner on {}", config.train.device.describe()?));
         }
-        let window = intake::restore_window(&run, &state, rules, &log)?;
+        let window = intake::restore_window(&run, &state, rules, rescore.as_deref(), &log)?;
         let mut rows = metrics::read(&run.metrics())?;
         rows.retain(|r| r.iteration <= state.iteration);
-        let tables = selfplay::open_tablebase(&config.selfplay, rules)?;
         let pool = config
             .selfplay
             .continuous
@@ -218,6 +241,7 @@ impl Session {
             window,
             rows,
             tables,
+            rescore,
             pool,
         })
     }
@@ -408,6 +432,7 @@ impl Session {
             &mut self.window,
             &self.config.train.window,
             rules,
+            self.rescore.as_deref(),
             &|m| display.say(m),
         )
     }
@@ -548,6 +573,10 @@ impl Session {
             rss_mb: metrics::resident_mb(),
             samples_mb: (metrics::dir_mb(&samples) - evicted_mb).max(0.0),
             cache_hit_rate: out.cache_hit_rate,
+            rescored_share: self
+                .rescore
+                .as_ref()
+                .map(|_| intake.rescored as f64 / intake.new_samples.max(1) as f64),
         }
     }
 
