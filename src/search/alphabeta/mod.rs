@@ -580,7 +580,7 @@ impl AlphaBeta {
     /// none), and its score when the entry's bound decides the node at this depth and no
     /// repetition within its horizon could make it stale (never at the root).
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     fn probe(
         &mut self,
         key: u128,
@@ -612,7 +612,7 @@ impl AlphaBeta {
     /// The children of `pos` (legal moves `mask`), on the stack, with their ordering
     /// keys: the table's move first, then captures by size, then the history heuristic.
     /// Deep enough that the children will probe the table, their entries start loading.
-    #[inline]
+    #[inline(always)]
     fn children(&self, pos: &Position, mask: u8, hash_move: u8, depth: i32) -> ([Child; 6], usize) {
         let mut kids = [Child {
             pos: *pos,
@@ -656,7 +656,7 @@ impl AlphaBeta {
     /// they beat `alpha`. A capture-free move back to a position of this stretch ends the
     /// game by repetition.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     fn child_score(
         &mut self,
         pos: &Position,
@@ -699,7 +699,7 @@ impl AlphaBeta {
     }
 
     /// Makes `action` followed by the child's line the principal variation at `ply`.
-    #[inline]
+    #[inline(always)]
     fn extend_pv(&mut self, ply: usize, action: u8) {
         self.pv[ply][0] = action;
         let len = self.pv_len[ply + 1];

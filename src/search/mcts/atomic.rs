@@ -190,9 +190,6 @@ fn zeroed(n: usize) -> Box<[AtomicNode]> {
     }
 }
 
-/// One edge's share of a backup: the node, the action, and what its value sum gains.
-pub type EdgeGain = (NodeId, u8, f32);
-
 /// What taking a child gave.
 pub enum NewChild {
     /// This descent created the child.
@@ -377,50 +374,6 @@ impl AtomicTree {
         }
     }
 
-    /// What [`AtomicTree::backup`] would add to each edge's value sum, written to `out`
-    /// as `(node, action, gain)` instead of to the tree; [`AtomicTree::apply`] then adds
-    /// a whole batch's gains at once.
-    pub fn backup_gains(
-        &self,
-        path: &[(NodeId, u8)],
-        leaf: NodeId,
-        value: f32,
-        vl: f32,
-        out: &mut Vec<EdgeGain>,
-    ) {
-        let leaf_side = self.node(leaf).pos().side;
-        for &(id, a) in path.iter().rev() {
-            let v = if self.node(id).pos().side == leaf_side {
-                value
-            } else {
-                -value
-            };
-            out.push((id, a, v + vl));
-        }
-    }
-
-    /// Adds a batch's gains ([`AtomicTree::backup_gains`], virtual loss already counted
-    /// in the visits) with one atomic addition per distinct edge: the edges near the
-    /// root, which most of a batch's paths share and every thread writes, are written
-    /// once a batch instead of once a leaf. Empties `gains`; allocates nothing.
-    pub fn apply(&self, gains: &mut Vec<EdgeGain>) {
-        // The gain's bits in the key make the order total, so a batch sums the same way
-        // every time (one thread's searches stay deterministic).
-        gains.sort_unstable_by_key(|&(id, a, g)| (id, a, g.to_bits()));
-        let mut i = 0;
-        while i < gains.len() {
-            let (id, a, mut sum) = gains[i];
-            let mut j = i + 1;
-            while j < gains.len() && gains[j].0 == id && gains[j].1 == a {
-                sum += gains[j].2;
-                j += 1;
-            }
-            add_f(&self.node(id).w[a as usize], sum);
-            i = j;
-        }
-        gains.clear();
-    }
-
     /// Keeps the subtree of `new_root` (the root's child by `action` when its position
     /// is `pos`) as the new tree. Returns false (and starts afresh at `pos`) otherwise.
     pub fn advance(&mut self, action: usize, pos: Position, rules: RuleSet) -> bool {
@@ -509,86 +462,6 @@ fn kept(n: &AtomicNode) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const EVEN: Evaluation = Evaluation {
-        priors: [1.0 / 6.0; 6],
-        value: 0.0,
-    };
-
-    /// A tree at the start position with its root expanded.
-    fn started(rules: RuleSet) -> AtomicTree {
-        let mut t = AtomicTree::new(10_000);
-        t.reset(Position::start(), rules);
-        t.expand(t.root(), &EVEN, None);
-        t
-    }
-
-    /// One descent down random edges to a new (expanded) node or a finished game, with
-    /// virtual loss `vl` on its path: the path and the leaf.
-    fn descend(
-        t: &AtomicTree,
-        rules: RuleSet,
-        rng: &mut crate::rng::Rng,
-        vl: f32,
-    ) -> (Vec<(NodeId, u8)>, NodeId) {
-        let history = History::default();
-        let (mut path, mut id) = (Vec::new(), t.root());
-        while t.node(id).kind() == EXPANDED {
-            let a = rng.pick_bit(t.node(id).legal.load(Ordering::Relaxed));
-            path.push((id, a as u8));
-            match t.node(id).child(a) {
-                0 => match t.add_child(rules, id, a, &path, &history, None) {
-                    NewChild::Created(c) => {
-                        if t.node(c).kind() == UNEXPANDED {
-                            t.expand(c, &EVEN, None);
-                        }
-                        id = c;
-                        break;
-                    }
-                    _ => unreachable!("one thread, room for all"),
-                },
-                c => id = c,
-            }
-        }
-        t.add_virtual(&path, vl);
-        (path, id)
-    }
-
-    #[test]
-    fn a_batch_of_gains_adds_what_its_backups_add() {
-        let rules = RuleSet::abapa();
-        // Two trees grown by the same descents: one backs each leaf up at once, the
-        // other gathers a batch's gains and adds them once per edge.
-        let (one_by_one, batched) = (started(rules), started(rules));
-        let (mut ra, mut rb) = (crate::rng::Rng::new(11), crate::rng::Rng::new(11));
-        let mut gains = Vec::new();
-        for batch in 0..30 {
-            let mut pending = Vec::new();
-            for k in 0..8 {
-                let (pa, la) = descend(&one_by_one, rules, &mut ra, 1.0);
-                let (pb, lb) = descend(&batched, rules, &mut rb, 1.0);
-                assert_eq!((&pa, la), (&pb, lb));
-                // Dyadic values: any order of additions gives the same sums.
-                pending.push((pa, la, [0.25, -0.5, 0.75, 0.0][(batch + k) % 4]));
-            }
-            for (path, leaf, v) in &pending {
-                one_by_one.backup(path, *leaf, *v, 1.0);
-                batched.backup_gains(path, *leaf, *v, 1.0, &mut gains);
-            }
-            let edges: usize = pending.iter().map(|p| p.0.len()).sum();
-            assert_eq!(gains.len(), edges);
-            batched.apply(&mut gains);
-            assert!(gains.is_empty());
-            for id in 1..one_by_one.len() as NodeId {
-                let (x, y) = (one_by_one.node(id).snapshot(), batched.node(id).snapshot());
-                assert_eq!((x.n, x.w, x.children), (y.n, y.w, y.children), "node {id}");
-            }
-        }
-        // The root's edges hold every visit, and their values are no longer virtual.
-        let root = batched.node(batched.root()).snapshot();
-        assert_eq!(root.visits(), 240);
-        assert!(root.w.iter().all(|w| w.abs() <= 0.75 * 240.0));
-    }
 
     #[test]
     fn threads_grow_one_tree_without_losing_a_visit() {

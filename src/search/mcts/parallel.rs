@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering}
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 use std::time::Duration;
 
-use super::atomic::{AtomicTree, CLAIMED, EdgeGain, NewChild, TERMINAL, UNEXPANDED};
+use super::atomic::{AtomicTree, CLAIMED, NewChild, TERMINAL, UNEXPANDED};
 use super::batch::{SearchResult, most_visited_line, root_result, sample_by_visits};
 use super::root::{Puct, RootState, Schedules, SearchRule, Start};
 use super::tree::NodeId;
@@ -93,8 +93,6 @@ struct Worker {
     leaves: Vec<NodeId>,
     paths: Vec<Vec<(NodeId, u8)>>,
     out: Vec<Evaluation>,
-    /// A batch's backups, added to the tree once per edge.
-    gains: Vec<EdgeGain>,
 }
 
 /// A game's tree searched by one worker per evaluator.
@@ -271,7 +269,6 @@ impl Worker {
         if self.paths.len() < batch {
             self.paths.resize_with(batch, || Vec::with_capacity(64));
         }
-        self.gains.reserve(batch * 64);
         while !t.halt.load(Ordering::Relaxed) {
             if t.prune_wanted.load(Ordering::Relaxed) {
                 let capacity = t.read().capacity();
@@ -382,11 +379,10 @@ impl Worker {
             } else {
                 tree.expand(id, &self.out[k], None);
                 let v = tree.node(id).value();
-                tree.backup_gains(path, id, v, VIRTUAL_LOSS, &mut self.gains);
+                tree.backup(path, id, v, VIRTUAL_LOSS);
                 done += 1;
             }
         }
-        tree.apply(&mut self.gains);
         if done > 0 {
             t.counts.done.fetch_add(done, Ordering::Relaxed);
         }
@@ -424,7 +420,6 @@ impl ParallelSearch {
                 leaves: Vec::with_capacity(batch),
                 paths: Vec::new(),
                 out: Vec::new(),
-                gains: Vec::new(),
             })
             .collect();
         ParallelSearch {
