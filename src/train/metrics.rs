@@ -218,13 +218,13 @@ mod tests {
             ..MetricsRow::default()
         };
         write(&p, std::slice::from_ref(&a)).unwrap();
-        // Cut the nine columns added since then from the header and the row.
+        // Cut the ten columns added since then from the header and the row.
         let old: String = std::fs::read_to_string(&p)
             .unwrap()
             .lines()
             .map(|l| {
                 let f: Vec<&str> = l.split(',').collect();
-                f[..f.len() - 9].join(",") + "\n"
+                f[..f.len() - 10].join(",") + "\n"
             })
             .collect();
         assert!(old.starts_with("iteration,") && !old.contains("pool_elo"));
