@@ -320,14 +320,9 @@ impl Session {
             evaluators,
             it,
         )?;
-        if stop_requested().is_some() {
-            self.abandoned(it);
+        let Some(intake) = self.take_in(it, &out)? else {
             return Ok(None);
-        }
-        if !self.wait_for_workers(it, out.samples.len() as u64)? {
-            return Ok(None);
-        }
-        let intake = self.intake(it, &out)?;
+        };
         let learned =
             self.learning
                 .learn(&self.config, &self.window, it, wall, intake.new_samples)?;
@@ -356,6 +351,15 @@ impl Session {
             (out, learned)
         });
         let (out, learned) = (out?, learned?);
+        let Some(intake) = self.take_in(it, &out)? else {
+            return Ok(None);
+        };
+        Ok(Some((out, intake, learned)))
+    }
+
+    /// After self-play: stops if asked, waits for the workers' samples if the config
+    /// wants more, then the intake; `None` when the run stops instead.
+    fn take_in(&mut self, it: u32, out: &SelfPlayOutput) -> Result<Option<Intake>> {
         if stop_requested().is_some() {
             self.abandoned(it);
             return Ok(None);
@@ -363,8 +367,7 @@ impl Session {
         if !self.wait_for_workers(it, out.samples.len() as u64)? {
             return Ok(None);
         }
-        let intake = self.intake(it, &out)?;
-        Ok(Some((out, intake, learned)))
+        Ok(Some(self.intake(it, out)?))
     }
 
     /// One evaluator per self-play thread, copies of the learner's network as it is now.
