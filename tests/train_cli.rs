@@ -717,6 +717,84 @@ fn a_run_can_start_from_another_runs_network() {
     }
 }
 
+#[test]
+fn a_teacher_of_another_shape_plays_the_first_iterations() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = write_config(d.path(), TINY);
+    let first = d.path().join("first");
+    succeeded(&train(&cfg, &first, &["--set", "train.iterations=2"]));
+    let games = |run: &Path, it: u32| {
+        fs::read_to_string(run.join(format!("games/iter-{it:04}.txt"))).unwrap()
+    };
+
+    // A continuation of the first run plays its first iteration with the first run's
+    // network, as the teacher must.
+    let from = format!("train.init_from={}", first.display());
+    let cont = d.path().join("cont");
+    succeeded(&train(
+        &cfg,
+        &cont,
+        &["--set", "train.iterations=2", "--set", &from],
+    ));
+
+    // A wider student taught by it for one iteration: that iteration's games are the
+    // continuation's (same network, seed and search), the next ones its own.
+    let teacher = format!("train.teacher={}", first.display());
+    let student = d.path().join("student");
+    succeeded(&train(
+        &cfg,
+        &student,
+        &[
+            "--set",
+            "train.iterations=2",
+            "--set",
+            "model.width=32",
+            "--set",
+            &teacher,
+            "--set",
+            "train.teacher_iterations=1",
+            "--set",
+            "train.teacher_policy_mix=0.5",
+        ],
+    ));
+    assert_eq!(
+        games(&student, 1),
+        games(&cont, 1),
+        "iteration 1 was not the teacher's"
+    );
+    assert_ne!(
+        games(&student, 2),
+        games(&cont, 2),
+        "iteration 2 was not the student's"
+    );
+
+    // A teacher without its iterations, or one that does not exist, is a clear error.
+    for (sets, needle) in [
+        (vec![teacher.clone()], "train.teacher_iterations"),
+        (
+            vec![
+                format!("train.teacher={}", d.path().join("nothing").display()),
+                "train.teacher_iterations=1".to_string(),
+            ],
+            "nothing",
+        ),
+    ] {
+        let run = d.path().join("bad");
+        let mut args = Vec::new();
+        for s in &sets {
+            args.push("--set");
+            args.push(s.as_str());
+        }
+        let out = train(&cfg, &run, &args);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("train.teacher"), "{err}");
+        assert!(err.contains(needle), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!run.join("state.json").exists());
+    }
+}
+
 /// A checkpoint's weights as safetensors bytes (the checkpoint file itself also holds
 /// parameter ids that differ from run to run).
 fn exported(checkpoint: &Path) -> Vec<u8> {

@@ -27,7 +27,11 @@ const OWARE: &str = env!("CARGO_BIN_EXE_oware");
 /// games by design) and no evaluation cache (`selfplay.cache_mb`, on since then: a hit
 /// gives the network's answer from another batch, which the matrix kernels may round
 /// differently in the last bits, so the targets and then the weights move slightly).
-const OVERRIDES: [&str; 9] = [
+const OVERRIDES: [&str; 12] = [
+    // The settings the reference was recorded with, where the quick config changed since.
+    "train.overlap=false",
+    "selfplay.value_lambda=0",
+    "train.value_target_mix=0.2",
     "selfplay.cache_mb=0",
     "selfplay.gumbel_noise_plies=4294967295",
     "train.iterations=3",

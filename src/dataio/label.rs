@@ -1,9 +1,10 @@
 //! A finished game → its samples: the result and final store difference from each
 //! mover's view, the value the target mixes in (the search's root value, or a λ-blend
 //! of the later root values and the result), and how many copies of each sample the
-//! window gets (policy surprise weighting).
+//! window gets (policy surprise weighting), and — while a teacher network plays
+//! (`train.teacher`) — its own policy mixed into the policy target as a soft target.
 //!
-//! Both options are off by default (`LabelRule::default()`): one sample per full search,
+//! Every option is off by default (`LabelRule::default()`): one sample per full search,
 //! labelled with its own root value.
 
 use super::{Sample, Searched};
@@ -21,6 +22,19 @@ pub struct LabelRule {
     /// `(1 − f) + f · KLᵢ / mean KL` and the window gets about that many copies of it
     /// ([`copies`]). 0: one copy each.
     pub surprise_weight: f32,
+    /// The share `α` of the network's own policy (its prior at the root) in the policy
+    /// target: `(1 − α)·search policy + α·prior`. A distillation's soft target, set while
+    /// a teacher plays (`train.teacher_policy_mix`); 0: the search's policy alone.
+    pub prior_mix: f32,
+}
+
+/// The policy target with the share `alpha` of the prior mixed in, on the legal moves.
+pub fn mixed_policy(policy: &[f32; 6], prior: &[f32; 6], legal: u8, alpha: f32) -> [f32; 6] {
+    let mut out = [0.0; 6];
+    for a in (0..6).filter(|&a| legal & (1 << a) != 0) {
+        out[a] = (1.0 - alpha) * policy[a] + alpha * prior[a];
+    }
+    out
 }
 
 /// KL(target ‖ prior) over the legal moves, in nats: how far the search moved the
@@ -125,10 +139,15 @@ pub fn label_game(
     let total = counts.iter().map(|&c| c as usize).sum();
     let mut out = Vec::with_capacity(total);
     for ((s, &v), &c) in searched.iter().zip(&values).zip(&counts) {
+        let policy = if rule.prior_mix > 0.0 {
+            mixed_policy(&s.policy, &s.prior, s.legal, rule.prior_mix)
+        } else {
+            s.policy
+        };
         let sample = Sample {
             position: s.position,
             legal: s.legal,
-            policy: s.policy,
+            policy,
             outcome: outcome.score_for(s.position.side),
             store_diff: outcome.store_diff_for(s.position.side),
             search_value: v,
@@ -159,6 +178,7 @@ mod tests {
                     ply: g.moves().len() as u32,
                     legal,
                     policy: [1.0 / 6.0; 6],
+                    prior: std::array::from_fn(|_| rng.unit_f32()),
                     search_value: rng.unit_f32() * 2.0 - 1.0,
                     surprise: rng.unit_f32(),
                 });
@@ -298,10 +318,12 @@ mod tests {
             assert_eq!(x.outcome, o.score_for(s.position.side));
             assert_eq!(x.store_diff, o.store_diff_for(s.position.side));
             assert_eq!(x.search_value, s.search_value);
+            assert_eq!(x.policy, s.policy);
         }
         let rule = LabelRule {
             value_lambda: 0.9,
             surprise_weight: 0.5,
+            prior_mix: 0.0,
         };
         let weighted = label_game(&searched, o, end, &rule);
         let want = copies(&surprise_weights(&searched, 0.5));
@@ -317,5 +339,40 @@ mod tests {
         }
         // The same game labels the same way.
         assert_eq!(weighted, label_game(&searched, o, end, &rule));
+    }
+
+    #[test]
+    fn prior_mix_blends_the_prior_into_the_policy_on_legal_moves() {
+        let (searched, o, end) = random_game(4, 2);
+        let rule = LabelRule {
+            prior_mix: 0.25,
+            ..LabelRule::default()
+        };
+        let mixed = label_game(&searched, o, end, &rule);
+        assert_eq!(mixed.len(), searched.len());
+        for (s, x) in searched.iter().zip(&mixed) {
+            for a in 0..6 {
+                let want = if s.legal & (1 << a) != 0 {
+                    0.75 * s.policy[a] + 0.25 * s.prior[a]
+                } else {
+                    0.0
+                };
+                assert!(
+                    (x.policy[a] - want).abs() < 1e-6,
+                    "move {a}: {} against {want}",
+                    x.policy[a]
+                );
+            }
+            // Nothing else changes.
+            assert_eq!(x.search_value, s.search_value);
+        }
+        // α = 1 is the prior alone (on the legal moves).
+        let all = mixed_policy(
+            &[0.5, 0.5, 0.0, 0.0, 0.0, 0.0],
+            &[0.1, 0.2, 0.3, 0.4, 0.0, 0.0],
+            0b0111,
+            1.0,
+        );
+        assert_eq!(all, [0.1, 0.2, 0.3, 0.0, 0.0, 0.0]);
     }
 }

@@ -48,6 +48,8 @@ pub struct Searched {
     pub legal: u8,
     /// The search's policy target.
     pub policy: [f32; 6],
+    /// The network's own policy at the root (before the search and its noise).
+    pub prior: [f32; 6],
     /// The search's root value for the mover.
     pub search_value: f32,
     /// How much the search changed the network's mind: KL(policy target ‖ prior), in

@@ -23,6 +23,10 @@ pub enum InferencePath {
     /// on CPU.
     #[default]
     Fast,
+    /// The fast path with the blocks' hidden layers in 16-bit integers for batches above
+    /// eight positions (`net::quant`: AVX2 or AVX-512BW `vpmaddwd` where the CPU has
+    /// them, chosen at run time).
+    FastInt16,
     /// burn's forward pass on the model's device (the reference; the one for a GPU).
     Burn,
 }
@@ -91,7 +95,13 @@ impl NetEvaluator {
     /// Chooses the forward implementation.
     pub fn with_path(mut self, path: InferencePath) -> Self {
         self.path = path;
+        self.fast.set_int16(path == InferencePath::FastInt16);
         self
+    }
+
+    /// The forward implementation in use.
+    pub fn path(&self) -> InferencePath {
+        self.path
     }
 
     /// Threads the fast path may use for one batch (1 = the calling thread only; more
@@ -155,7 +165,9 @@ impl NetEvaluator {
         let x = &self.features[..n * d];
         let out = &mut self.heads[..n * HEAD_DIM];
         match self.path {
-            InferencePath::Fast => self.fast.forward(x, out, &mut self.scratch, self.threads),
+            InferencePath::Fast | InferencePath::FastInt16 => {
+                self.fast.forward(x, out, &mut self.scratch, self.threads)
+            }
             InferencePath::Burn => {
                 let v = burn_forward(&self.model, &self.device, x, n, d)?;
                 out.copy_from_slice(&v);
@@ -305,6 +317,56 @@ pub(crate) mod tests {
                 norm,
             };
             check_fast_equals_burn(cfg, 70, 2);
+        }
+    }
+
+    /// The integer path against the f32 one on the shipped network (trained weights,
+    /// whose ranges are what quantisation meets in use) and on a random one: the move
+    /// probabilities and the W/D/L value within 0.01, and the 1- and 7-row batches, which
+    /// stay f32, exactly equal.
+    #[test]
+    fn int16_path_close_to_f32() {
+        let shipped =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints/oware-abapa");
+        let mut models = vec![{
+            let cfg = ModelConfig::default();
+            let device = Device::flex();
+            device.seed(3);
+            (cfg.init(&device), cfg)
+        }];
+        if shipped.exists() {
+            let ck = Checkpoint::load(&shipped, &Device::flex()).unwrap();
+            models.push((ck.model, ck.manifest.model));
+        }
+        for (model, cfg) in models {
+            let mut f = NetEvaluator::new(&model, &cfg).unwrap();
+            let mut q = NetEvaluator::new(&model, &cfg)
+                .unwrap()
+                .with_path(InferencePath::FastInt16);
+            for n in [1, 7] {
+                let pos = random_positions(n, 8);
+                let a = f.forward_positions(&pos).unwrap().to_vec();
+                assert_eq!(a, q.forward_positions(&pos).unwrap(), "{n} rows");
+            }
+            let pos = random_positions(400, 9);
+            let a = f.forward_positions(&pos).unwrap().to_vec();
+            let b = q.forward_positions(&pos).unwrap().to_vec();
+            assert_ne!(a, b, "the integer path did not run");
+            let (mut worst_p, mut worst_v) = (0.0f32, 0.0f32);
+            for (ra, rb) in a.chunks_exact(HEAD_DIM).zip(b.chunks_exact(HEAD_DIM)) {
+                let (ea, eb) = (
+                    evaluation_from_heads(ra, 0x3f),
+                    evaluation_from_heads(rb, 0x3f),
+                );
+                for (x, y) in ea.priors.iter().zip(&eb.priors) {
+                    worst_p = worst_p.max((x - y).abs());
+                }
+                worst_v = worst_v.max((ea.value - eb.value).abs());
+            }
+            assert!(
+                worst_p < 0.01 && worst_v < 0.01,
+                "{cfg:?}: priors off by {worst_p}, values by {worst_v}"
+            );
         }
     }
 

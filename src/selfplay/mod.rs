@@ -74,6 +74,14 @@ pub struct SelfPlayConfig {
     /// `i` gets about `(1 − f) + f · KLᵢ / mean KL` copies in the window, the game's total
     /// unchanged. 0: one copy each.
     pub surprise_weight: f32,
+    /// Self-play's network multiplies its hidden layers in 16-bit integers
+    /// (`net::quant`; the input layer and the heads stay f32). `false`: f32 throughout.
+    pub int16: bool,
+    /// The share of the playing network's own policy mixed into the policy target
+    /// ([`LabelRule::prior_mix`]). Not a config key: the training loop sets it from
+    /// `train.teacher_policy_mix` for the iterations a teacher plays.
+    #[serde(skip)]
+    pub prior_mix: f32,
 }
 
 impl Default for SelfPlayConfig {
@@ -90,16 +98,29 @@ impl Default for SelfPlayConfig {
             cache_mb: 64,
             value_lambda: 0.0,
             surprise_weight: 0.0,
+            int16: false,
+            prior_mix: 0.0,
         }
     }
 }
 
 impl SelfPlayConfig {
+    /// The forward pass self-play's network runs: f32, or with `int16` the hidden layers
+    /// in integers.
+    pub fn inference_path(&self) -> crate::net::InferencePath {
+        if self.int16 {
+            crate::net::InferencePath::FastInt16
+        } else {
+            crate::net::InferencePath::Fast
+        }
+    }
+
     /// How finished games become samples under these settings.
     pub fn label_rule(&self) -> LabelRule {
         LabelRule {
             value_lambda: self.value_lambda,
             surprise_weight: self.surprise_weight,
+            prior_mix: self.prior_mix,
         }
     }
 
@@ -465,6 +486,7 @@ fn worker(
                     ply: b.game(i).moves().len() as u32,
                     legal: r.legal,
                     policy: r.policy,
+                    prior: r.prior,
                     search_value: r.value,
                     surprise: policy_surprise(&r.policy, &r.prior, r.legal),
                 });

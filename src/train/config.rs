@@ -146,6 +146,18 @@ pub struct TrainConfig {
     /// `game.rules`; its step count carries on. Empty: a random start. Read only when the
     /// run starts; resuming uses the run's own checkpoints.
     pub init_from: String,
+    /// Distillation: a checkpoint directory (or a run directory: its latest checkpoint)
+    /// whose network plays self-play instead of the learner's during the first
+    /// `teacher_iterations` iterations, so the learner (any `[model]`) starts on the
+    /// teacher's games: its searches' policies and values, and with
+    /// `teacher_policy_mix` its own policy as a soft target. Its rules must be
+    /// `game.rules`; it searches with this config's `[search]`. Empty: none.
+    pub teacher: String,
+    /// Iterations whose self-play the teacher plays (from the run's first).
+    pub teacher_iterations: u32,
+    /// While the teacher plays, the share of its network's policy (the root prior) in
+    /// the policy target, beside its search's policy (`dataio::label::mixed_policy`).
+    pub teacher_policy_mix: f32,
 }
 
 impl Default for TrainConfig {
@@ -175,6 +187,9 @@ impl Default for TrainConfig {
             overlap: false,
             rescore_tablebase: String::new(),
             init_from: String::new(),
+            teacher: String::new(),
+            teacher_iterations: 0,
+            teacher_policy_mix: 0.0,
         }
     }
 }
@@ -314,6 +329,18 @@ impl Config {
             bail!(
                 "train.local_selfplay = false needs train.min_new_samples ≥ 1: without self-play \
                  of its own, an iteration must wait for samples from workers"
+            );
+        }
+        if t.teacher.is_empty() != (t.teacher_iterations == 0) {
+            bail!(
+                "train.teacher and train.teacher_iterations go together: set both (a \
+                 checkpoint and how many iterations it plays) or neither"
+            );
+        }
+        if !(0.0..=1.0).contains(&t.teacher_policy_mix) {
+            bail!(
+                "train.teacher_policy_mix = {} must be in [0, 1]",
+                t.teacher_policy_mix
             );
         }
         if self.eval.every > 0 && self.eval.games == 0 {

@@ -1,6 +1,7 @@
 //! The training loop. Each iteration reads as its phases:
 //!
-//! 1. **self-play** with the current network → the iteration's samples and games
+//! 1. **self-play** with the current network (or, in the first iterations of a
+//!    distillation, `train.teacher`'s) → the iteration's samples and games
 //!    (`selfplay`; none with `train.local_selfplay = false`, where the samples come from
 //!    workers, and `train.min_new_samples` makes the iteration wait for their chunks);
 //! 2. **intake**: the samples as a chunk file, then every new chunk in `samples/` into
@@ -36,7 +37,8 @@ use crate::files::atomic_write;
 use crate::game::RuleSet;
 use crate::net::checkpoint::{checkpoint_name, write_latest};
 use crate::net::train::Learner;
-use crate::selfplay::{self, Progress, SelfPlayOutput, SelfPlayPool};
+use crate::net::{DeviceKind, NetEvaluator};
+use crate::selfplay::{self, Progress, SelfPlayConfig, SelfPlayOutput, SelfPlayPool};
 use crate::tablebase::Tablebase;
 
 /// Plays the periodic evaluation of the learner's current network.
@@ -59,7 +61,15 @@ pub fn evaluate_gauntlet(
     gauntlet::evaluate(&g, Box::new(learner.to_inference()?), ctx)
 }
 
-/// Self-play with `evaluators` (the current network): iteration `it`'s games, or
+/// The networks that play an iteration's self-play: one evaluator per thread (the
+/// learner's current network, or `train.teacher`'s), and the share of their own policy
+/// in the policy target.
+struct Players {
+    evaluators: Vec<Box<dyn crate::search::Evaluator>>,
+    prior_mix: f32,
+}
+
+/// Self-play with `players` (the current network or the teacher): iteration `it`'s games, or
 /// (continuous, `pool`) the first games to finish. Nothing with
 /// `train.local_selfplay = false`.
 fn self_play(
@@ -67,13 +77,21 @@ fn self_play(
     pool: &mut Option<SelfPlayPool>,
     tables: Option<&std::sync::Arc<Tablebase>>,
     display: Display,
-    mut evaluators: Vec<Box<dyn crate::search::Evaluator>>,
+    players: Players,
     it: u32,
 ) -> Result<SelfPlayOutput> {
     if !c.train.local_selfplay {
         return Ok(SelfPlayOutput::default());
     }
-    let caches = selfplay::with_caches(&mut evaluators, c.selfplay.cache_mb);
+    let Players {
+        mut evaluators,
+        prior_mix,
+    } = players;
+    let cfg = SelfPlayConfig {
+        prior_mix,
+        ..c.selfplay.clone()
+    };
+    let caches = selfplay::with_caches(&mut evaluators, cfg.cache_mb);
     let progress = Progress::default();
     let games = c.selfplay.games_per_iteration;
     let rules = c.game.rules;
@@ -81,24 +99,9 @@ fn self_play(
     let mut out = std::thread::scope(|scope| {
         let handle = scope.spawn(|| match pool {
             // Games in flight carry over to the next iteration.
-            Some(pool) => pool.play(
-                &c.selfplay,
-                &c.search,
-                rules,
-                games,
-                evaluators,
-                tables,
-                &progress,
-            ),
+            Some(pool) => pool.play(&cfg, &c.search, rules, games, evaluators, tables, &progress),
             None => selfplay::play(
-                &c.selfplay,
-                &c.search,
-                rules,
-                games,
-                seed,
-                evaluators,
-                tables,
-                &progress,
+                &cfg, &c.search, rules, games, seed, evaluators, tables, &progress,
             ),
         });
         report::show_progress(&progress, games, it, display, &handle);
@@ -161,6 +164,26 @@ fn initial_learner(config: &Config, rules: RuleSet) -> Result<Learner> {
         .with_context(|| format!("train.init_from = {}", t.init_from))
 }
 
+/// `train.teacher`'s network, when the run has iterations left for it to play (after
+/// `done` iterations); its rules must be the config's.
+fn teacher(config: &Config, done: u32) -> Result<Option<NetEvaluator>> {
+    let t = &config.train;
+    if t.teacher.is_empty() || done >= t.teacher_iterations {
+        return Ok(None);
+    }
+    let (e, manifest) = NetEvaluator::from_checkpoint(Path::new(&t.teacher), DeviceKind::Cpu)
+        .with_context(|| format!("train.teacher = {}", t.teacher))?;
+    if manifest.rules != config.game.rules.to_string() {
+        bail!(
+            "train.teacher = {}: its rules are {}, the config's game.rules is {}",
+            t.teacher,
+            manifest.rules,
+            config.game.rules
+        );
+    }
+    Ok(Some(e.with_path(config.selfplay.inference_path())))
+}
+
 /// Runs (or resumes) training in `run_dir`. `eval` plays the periodic evaluation.
 pub fn train(
     config: Config,
@@ -199,6 +222,8 @@ struct Session {
     tables: Option<std::sync::Arc<Tablebase>>,
     /// `train.rescore_tablebase`: the tables that relabel the endgame samples taken in.
     rescore: Option<std::sync::Arc<Tablebase>>,
+    /// `train.teacher`'s network while it has iterations to play.
+    teacher: Option<NetEvaluator>,
     /// Continuous self-play's games in flight (not across a restart: a resumed run starts
     /// new ones, numbered from the iteration it resumes at).
     pool: Option<SelfPlayPool>,
@@ -215,13 +240,22 @@ impl Session {
         // The tables first: a bad directory stops the run before it writes anything.
         let tables = selfplay::open_tablebase(&config.selfplay, rules)?;
         let rescore = rescore_tables(&config)?;
-        let (state, learner) = match run.read_state()? {
+        let saved = run.read_state()?;
+        // The teacher before anything is written, for the same reason.
+        let teacher = teacher(&config, saved.as_ref().map_or(0, |s| s.iteration))?;
+        let (state, learner) = match saved {
             Some(s) => resume(&config, &run, s, &log)?,
             None => start(&config, &run, &log)?,
         };
         if config.train.device != crate::net::DeviceKind::Cpu {
             // The learner's device is up by now; name the adapter it runs on.
             log(format!("learner on {}", config.train.device.describe()?));
+        }
+        if teacher.is_some() {
+            log(format!(
+                "self-play by the teacher {} up to iteration {}",
+                config.train.teacher, config.train.teacher_iterations
+            ));
         }
         let window = intake::restore_window(&run, &state, rules, rescore.as_deref(), &log)?;
         let mut rows = metrics::read(&run.metrics())?;
@@ -242,6 +276,7 @@ impl Session {
             rows,
             tables,
             rescore,
+            teacher,
             pool,
         })
     }
@@ -310,14 +345,14 @@ impl Session {
         it: u32,
         wall: f64,
     ) -> Result<Option<(SelfPlayOutput, Intake, Learned)>> {
-        let evaluators = self.selfplay_evaluators()?;
+        let players = self.players(it)?;
         let c = &self.config;
         let out = self_play(
             c,
             &mut self.pool,
             self.tables.as_ref(),
             self.display,
-            evaluators,
+            players,
             it,
         )?;
         let Some(intake) = self.take_in(it, &out)? else {
@@ -340,13 +375,13 @@ impl Session {
         it: u32,
         wall: f64,
     ) -> Result<Option<(SelfPlayOutput, Intake, Learned)>> {
-        let evaluators = self.selfplay_evaluators()?;
+        let players = self.players(it)?;
         let new_samples = self.state.last_new_samples;
         let (c, window, learning) = (&self.config, &self.window, &mut self.learning);
         let (pool, tables, display) = (&mut self.pool, self.tables.as_ref(), self.display);
         let (out, learned) = std::thread::scope(|scope| {
             let learner = scope.spawn(move || learning.learn(c, window, it, wall, new_samples));
-            let out = self_play(c, pool, tables, display, evaluators, it);
+            let out = self_play(c, pool, tables, display, players, it);
             let learned = learner.join().expect("the learner thread panicked");
             (out, learned)
         });
@@ -370,15 +405,35 @@ impl Session {
         Ok(Some(self.intake(it, out)?))
     }
 
-    /// One evaluator per self-play thread, copies of the learner's network as it is now.
-    fn selfplay_evaluators(&self) -> Result<Vec<Box<dyn crate::search::Evaluator>>> {
-        if !self.config.train.local_selfplay {
-            return Ok(Vec::new());
+    /// Who plays iteration `it`'s self-play: one evaluator per thread, copies of the
+    /// teacher's network during its iterations (its policy mixed into the targets by
+    /// `train.teacher_policy_mix`), else of the learner's as it is now.
+    fn players(&mut self, it: u32) -> Result<Players> {
+        let c = &self.config;
+        if !c.train.local_selfplay {
+            return Ok(Players {
+                evaluators: Vec::new(),
+                prior_mix: 0.0,
+            });
         }
-        Ok(self
-            .learning
-            .learner
-            .evaluators(self.config.selfplay_threads())?)
+        let threads = c.selfplay_threads();
+        if it > c.train.teacher_iterations {
+            // Its iterations are over: free it.
+            self.teacher = None;
+        }
+        if let Some(t) = &self.teacher {
+            return Ok(Players {
+                evaluators: (0..threads)
+                    .map(|_| Box::new(t.clone()) as Box<dyn crate::search::Evaluator>)
+                    .collect(),
+                prior_mix: c.train.teacher_policy_mix,
+            });
+        }
+        let path = c.selfplay.inference_path();
+        Ok(Players {
+            evaluators: self.learning.learner.evaluators(threads, path)?,
+            prior_mix: 0.0,
+        })
     }
 
     /// Waits for the workers' chunks when the config asks for more new samples than the

@@ -31,6 +31,9 @@ pub struct Args {
     /// is printed.
     #[arg(long, default_value_t = 0)]
     cache_mb: usize,
+    /// The network's hidden layers in 16-bit integers (`selfplay.int16`).
+    #[arg(long)]
+    int16: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -56,8 +59,13 @@ pub fn run(a: Args) -> Result<()> {
     let mut share = serde_json::Map::new();
     let mut hit = serde_json::Map::new();
     let mut text = format!(
-        "default network ({} parameters), {} simulations per move, {algorithm:?}, {threads} threads\n",
+        "default network ({} parameters{}), {} simulations per move, {algorithm:?}, {threads} threads\n",
         model.parameters(),
+        if a.int16 {
+            ", hidden layers in int16"
+        } else {
+            ""
+        },
         a.sims
     );
     for &g in &a.games {
@@ -65,6 +73,7 @@ pub fn run(a: Args) -> Result<()> {
             games_per_iteration: g,
             games_in_flight: g,
             opening_plies: 8,
+            int16: a.int16,
             ..SelfPlayConfig::default()
         };
         let mcts = MctsConfig {
@@ -74,7 +83,7 @@ pub fn run(a: Args) -> Result<()> {
             full_search_fraction: 1.0,
             ..MctsConfig::default()
         };
-        let mut evaluators = learner.evaluators(threads)?;
+        let mut evaluators = learner.evaluators(threads, cfg.inference_path())?;
         let caches = selfplay::with_caches(&mut evaluators, a.cache_mb);
         // Whole games: every slot plays one game from a random opening.
         let t = Instant::now();
@@ -112,6 +121,7 @@ pub fn run(a: Args) -> Result<()> {
             "network_share": share,
             "cache_hit_rate": hit,
             "cache_mb": a.cache_mb,
+            "int16": a.int16,
             "simulations_per_move": a.sims,
             "threads": threads,
             "algorithm": a.algorithm,

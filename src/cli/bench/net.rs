@@ -1,5 +1,6 @@
 //! `oware bench net`: network evaluations per second at several batch sizes, for the fast
-//! path and burn's, with one and two threads, and training steps per second; with
+//! path (f32, and with the hidden layers in 16-bit integers) and burn's, with one and two
+//! threads, and training steps per second; with
 //! `--device wgpu`, burn's forward pass and the training step on the wgpu adapter.
 
 use std::time::{Duration, Instant};
@@ -179,7 +180,11 @@ pub fn run(a: Args) -> Result<()> {
     let paths_measured = if a.train_only {
         &[][..]
     } else if on_cpu {
-        &[(InferencePath::Fast, "fast"), (InferencePath::Burn, "burn")][..]
+        &[
+            (InferencePath::Fast, "fast"),
+            (InferencePath::FastInt16, "int16"),
+            (InferencePath::Burn, "burn"),
+        ][..]
     } else {
         &[(InferencePath::Burn, "burn")][..]
     };
