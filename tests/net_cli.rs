@@ -121,7 +121,7 @@ fn bench_net_reports_every_batch_size() {
     ]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    for b in ["1", "64", "512", "4096"] {
+    for b in ["1", "8", "64", "512", "4096"] {
         assert!(v["evals_per_second"][b].as_f64().unwrap() > 0.0, "{out}");
         assert!(
             v["paths"]["burn-1"]["evals_per_second"][b]

@@ -44,7 +44,7 @@ pub struct Args {
     json: bool,
 }
 
-const BATCHES: [usize; 4] = [1, 64, 512, 4096];
+const BATCHES: [usize; 5] = [1, 8, 64, 512, 4096];
 
 /// Positions reached by random play from the start, with their legal moves.
 fn sample_positions(n: usize, rules: RuleSet) -> (Vec<Position>, Vec<u8>) {
@@ -215,7 +215,7 @@ pub fn run(a: Args) -> Result<()> {
             }
             // Per-call overhead: a batch-1 call's time minus one evaluation's share of
             // the largest batch.
-            let overhead = call_us - 1e6 / rates[3];
+            let overhead = call_us - 1e6 / rates[BATCHES.len() - 1];
             text.push_str(&format!("{key:<10}"));
             for r in &rates {
                 text.push_str(&format!("{:>9.0}k", r / 1e3));

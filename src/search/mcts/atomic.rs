@@ -349,9 +349,25 @@ impl AtomicTree {
     /// Counts a simulation in flight on `path` as a loss of `vl` for each edge's mover.
     pub fn add_virtual(&self, path: &[(NodeId, u8)], vl: f32) {
         for &(id, a) in path {
+            self.add_virtual_edge(id, a, vl);
+        }
+    }
+
+    /// Counts a simulation in flight through the edge `(id, a)` as a loss of `vl` for its
+    /// mover (a descent marks each edge as it takes it).
+    #[inline]
+    pub fn add_virtual_edge(&self, id: NodeId, a: u8, vl: f32) {
+        let n = self.node(id);
+        n.n[a as usize].fetch_add(1, Ordering::Relaxed);
+        add_f(&n.w[a as usize], -vl);
+    }
+
+    /// Takes back the virtual loss of a descent that ended without a leaf.
+    pub fn remove_virtual(&self, path: &[(NodeId, u8)], vl: f32) {
+        for &(id, a) in path.iter().rev() {
             let n = self.node(id);
-            n.n[a as usize].fetch_add(1, Ordering::Relaxed);
-            add_f(&n.w[a as usize], -vl);
+            n.n[a as usize].fetch_sub(1, Ordering::Relaxed);
+            add_f(&n.w[a as usize], vl);
         }
     }
 

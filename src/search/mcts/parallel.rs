@@ -2,10 +2,11 @@
 //! the network a batch of leaves (as lc0 does on a CPU).
 //!
 //! - **Leaf batching with virtual loss.** A worker descends up to `batch` times and marks
-//!   each new leaf's path with a virtual loss (a visit counted as a loss for the mover),
-//!   so that the next descent turns elsewhere; it evaluates the leaves in one call, then
-//!   turns each virtual loss into the leaf's value. A descent that meets a leaf already
-//!   in flight (a collision) ends the batch early.
+//!   each edge it takes with a virtual loss (a visit counted as a loss for the mover),
+//!   so that the next descent, its own or the other thread's, turns elsewhere; it
+//!   evaluates the leaves in one call, then turns each virtual loss into the leaf's
+//!   value. A descent that meets a leaf already in flight (a collision) takes its
+//!   virtual loss back and ends the batch early.
 //! - **Threads without a lock.** The workers share an [`AtomicTree`]: they descend, add
 //!   nodes and back up at the same time. Each has its own evaluator (the network's
 //!   buffers are per thread); they share an evaluation cache if their evaluators wrap
@@ -210,7 +211,10 @@ impl SharedTree {
         }
     }
 
-    /// One descent from the root, with virtual loss on a new leaf's path.
+    /// One descent from the root. Each edge carries the descent's virtual loss from the
+    /// moment it is taken (not once the leaf is found), so a descent of the other thread
+    /// right behind this one already turns elsewhere; a descent that finds no leaf takes
+    /// its virtual loss back.
     fn descend(&self, t: &AtomicTree, path: &mut Vec<(NodeId, u8)>) -> Descent {
         path.clear();
         let root = t.root();
@@ -219,16 +223,20 @@ impl SharedTree {
             let node = t.node(id);
             match node.kind() {
                 TERMINAL => {
-                    t.backup(path, id, node.value(), 0.0);
+                    t.backup(path, id, node.value(), VIRTUAL_LOSS);
                     return Descent::Terminal;
                 }
                 UNEXPANDED if id == root && t.claim_root() => return Descent::Leaf(id),
                 // Below the root an unexpanded node is always in flight.
-                UNEXPANDED | CLAIMED => return Descent::Collision,
+                UNEXPANDED | CLAIMED => {
+                    t.remove_virtual(path, VIRTUAL_LOSS);
+                    return Descent::Collision;
+                }
                 _ => {}
             }
             let a = node.puct_select(self.cfg.c_puct, self.cfg.fpu_reduction);
             path.push((id, a as u8));
+            t.add_virtual_edge(id, a as u8, VIRTUAL_LOSS);
             let child = node.child(a);
             if child != 0 {
                 id = child;
@@ -237,15 +245,15 @@ impl SharedTree {
             let tb = self.tb.as_deref();
             match t.add_child(self.rules, id, a, path, self.game.history(), tb) {
                 NewChild::Created(c) if t.node(c).kind() == TERMINAL => {
-                    t.backup(path, c, t.node(c).value(), 0.0);
+                    t.backup(path, c, t.node(c).value(), VIRTUAL_LOSS);
                     return Descent::Terminal;
                 }
-                NewChild::Created(c) => {
-                    t.add_virtual(path, VIRTUAL_LOSS);
-                    return Descent::Leaf(c);
-                }
+                NewChild::Created(c) => return Descent::Leaf(c),
                 NewChild::Existing(c) => id = c,
-                NewChild::Full => return Descent::Full,
+                NewChild::Full => {
+                    t.remove_virtual(path, VIRTUAL_LOSS);
+                    return Descent::Full;
+                }
             }
         }
     }
