@@ -483,12 +483,9 @@ impl Player {
                     )));
                 }
                 let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-                let forward = if *int16 {
-                    net::InferencePath::FastInt16
-                } else {
-                    net::InferencePath::Fast
-                };
-                let evaluator = evaluator.with_threads(threads).with_path(forward);
+                let evaluator = evaluator
+                    .with_threads(threads)
+                    .with_path(net::InferencePath::fast(*int16));
                 let mut search = manifest.search_settings();
                 if let Some(a) = algorithm {
                     search.algorithm = *a;

@@ -31,6 +31,18 @@ pub enum InferencePath {
     Burn,
 }
 
+impl InferencePath {
+    /// The fast path, with the hidden layers in 16-bit integers when `int16`
+    /// (`selfplay.int16`, `model:…:precision=int16`).
+    pub fn fast(int16: bool) -> InferencePath {
+        if int16 {
+            InferencePath::FastInt16
+        } else {
+            InferencePath::Fast
+        }
+    }
+}
+
 /// Evaluates batches of positions with the network.
 #[derive(Clone)]
 pub struct NetEvaluator {
@@ -97,11 +109,6 @@ impl NetEvaluator {
         self.path = path;
         self.fast.set_int16(path == InferencePath::FastInt16);
         self
-    }
-
-    /// The forward implementation in use.
-    pub fn path(&self) -> InferencePath {
-        self.path
     }
 
     /// Threads the fast path may use for one batch (1 = the calling thread only; more

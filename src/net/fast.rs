@@ -175,11 +175,6 @@ impl FastNet {
         });
     }
 
-    /// Whether integer inference is on.
-    pub fn int16(&self) -> bool {
-        self.int16.is_some()
-    }
-
     /// Input features per position.
     pub fn input_dim(&self) -> usize {
         self.input.k

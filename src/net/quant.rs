@@ -303,6 +303,21 @@ fn dot_generic(a: &[i16], kp: usize, w: &[i16], m: usize, sx: &[f32], sw: &[f32]
     }
 }
 
+/// `n` rows as tiles of four (`tile(r0, true)` for rows `r0..r0 + 4`), then one by one
+/// (`tile(r0, false)`): the row order both vector kernels share.
+#[cfg(target_arch = "x86_64")]
+fn row_tiles(n: usize, mut tile: impl FnMut(usize, bool)) {
+    let mut r0 = 0;
+    while r0 + 4 <= n {
+        tile(r0, true);
+        r0 += 4;
+    }
+    while r0 < n {
+        tile(r0, false);
+        r0 += 1;
+    }
+}
+
 /// [`dot_generic`] with AVX2: tiles of up to four rows by sixteen columns, eight 32-bit
 /// sums in each of two registers per row. Needs `m` a multiple of 16.
 #[cfg(target_arch = "x86_64")]
@@ -316,18 +331,14 @@ unsafe fn dot_avx2(
     sw: &[f32],
     y: &mut [f32],
 ) {
-    let n = sx.len();
-    let mut r0 = 0;
-    while r0 + 4 <= n {
-        // SAFETY: rows r0..r0 + 4 exist; the caller's shapes hold.
-        unsafe { tile_avx2::<4>(a, kp, w, m, sx, sw, y, r0) };
-        r0 += 4;
-    }
-    while r0 < n {
-        // SAFETY: as above, one row.
-        unsafe { tile_avx2::<1>(a, kp, w, m, sx, sw, y, r0) };
-        r0 += 1;
-    }
+    // SAFETY (both calls): the rows `row_tiles` hands out exist; the caller's shapes hold.
+    row_tiles(sx.len(), |r0, four| unsafe {
+        if four {
+            tile_avx2::<4>(a, kp, w, m, sx, sw, y, r0)
+        } else {
+            tile_avx2::<1>(a, kp, w, m, sx, sw, y, r0)
+        }
+    });
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -392,18 +403,14 @@ unsafe fn dot_avx512(
     sw: &[f32],
     y: &mut [f32],
 ) {
-    let n = sx.len();
-    let mut r0 = 0;
-    while r0 + 4 <= n {
-        // SAFETY: rows r0..r0 + 4 exist; the caller's shapes hold.
-        unsafe { tile_avx512::<4>(a, kp, w, m, sx, sw, y, r0) };
-        r0 += 4;
-    }
-    while r0 < n {
-        // SAFETY: as above, one row.
-        unsafe { tile_avx512::<1>(a, kp, w, m, sx, sw, y, r0) };
-        r0 += 1;
-    }
+    // SAFETY (both calls): the rows `row_tiles` hands out exist; the caller's shapes hold.
+    row_tiles(sx.len(), |r0, four| unsafe {
+        if four {
+            tile_avx512::<4>(a, kp, w, m, sx, sw, y, r0)
+        } else {
+            tile_avx512::<1>(a, kp, w, m, sx, sw, y, r0)
+        }
+    });
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -108,11 +108,7 @@ impl SelfPlayConfig {
     /// The forward pass self-play's network runs: f32, or with `int16` the hidden layers
     /// in integers.
     pub fn inference_path(&self) -> crate::net::InferencePath {
-        if self.int16 {
-            crate::net::InferencePath::FastInt16
-        } else {
-            crate::net::InferencePath::Fast
-        }
+        crate::net::InferencePath::fast(self.int16)
     }
 
     /// How finished games become samples under these settings.

@@ -346,13 +346,6 @@ impl AtomicTree {
         }
     }
 
-    /// Counts a simulation in flight on `path` as a loss of `vl` for each edge's mover.
-    pub fn add_virtual(&self, path: &[(NodeId, u8)], vl: f32) {
-        for &(id, a) in path {
-            self.add_virtual_edge(id, a, vl);
-        }
-    }
-
     /// Counts a simulation in flight through the edge `(id, a)` as a loss of `vl` for its
     /// mover (a descent marks each edge as it takes it).
     #[inline]
@@ -529,7 +522,9 @@ mod tests {
                         if path.is_empty() {
                             continue;
                         }
-                        t.add_virtual(&path, 1.0);
+                        for &(p, a) in &path {
+                            t.add_virtual_edge(p, a, 1.0);
+                        }
                         if created && t.node(id).kind() == UNEXPANDED {
                             t.expand(
                                 id,
