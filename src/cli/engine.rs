@@ -18,7 +18,7 @@ pub struct Args {
     #[arg(long)]
     rules: Option<String>,
     /// Play with the alpha-beta search instead of the network.
-    #[arg(long, conflicts_with_all = ["model", "sims", "movetime", "threads", "hash", "shipped_tb", "no_tb", "minibatch", "c_puct"])]
+    #[arg(long, conflicts_with_all = ["model", "sims", "movetime", "threads", "hash", "shipped_tb", "no_tb", "minibatch", "c_puct", "policy_temp"])]
     alphabeta: bool,
     /// With --alphabeta: transposition table size in MiB (the `Hash` option).
     #[arg(long, requires = "alphabeta")]
@@ -58,6 +58,10 @@ pub struct Args {
     /// MCTS exploration constant of PUCT (the `CPuct` option).
     #[arg(long)]
     c_puct: Option<f32>,
+    /// MCTS policy softmax temperature: priors become softmax(logits / T) (the
+    /// `PolicyTemp` option; 1 leaves the network's priors as they are).
+    #[arg(long)]
+    policy_temp: Option<f32>,
 }
 
 /// The shipped tables of `rules` (`tablebases/RULES` here, else beside the sources),
@@ -126,6 +130,11 @@ pub fn run(a: Args) -> Result<()> {
         searcher
             .set_option("CPuct", &c.to_string())
             .map_err(|e| anyhow::anyhow!("--c-puct: {e}"))?;
+    }
+    if let Some(t) = a.policy_temp {
+        searcher
+            .set_option("PolicyTemp", &t.to_string())
+            .map_err(|e| anyhow::anyhow!("--policy-temp: {e}"))?;
     }
     if let Some(h) = a.hash {
         searcher

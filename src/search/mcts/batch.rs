@@ -19,7 +19,7 @@ pub struct SearchResult {
     /// The policy training target: the visit distribution (PUCT) or the improved policy
     /// softmax(logits + σ(completed Q)) (Gumbel). 0 on illegal moves.
     pub policy: [f32; 6],
-    /// The evaluator's prior at the root (before noise).
+    /// The evaluator's prior at the root (after the policy temperature, before noise).
     pub prior: [f32; 6],
     /// Mean value of each root action from the mover's view (`None` if unvisited).
     pub q: [Option<f32>; 6],
@@ -247,6 +247,9 @@ impl BatchSearch {
                 &self.batch_legal,
                 &mut self.evals[..n],
             );
+            for e in &mut self.evals[..n] {
+                super::policy::temper(&mut e.priors, self.cfg.policy_temperature);
+            }
             self.evaluated += n as u64;
         }
         for (k, &(i, id)) in self.batch_at.iter().enumerate() {

@@ -63,6 +63,10 @@ pub struct MctsConfig {
     pub c_puct: f32,
     /// First-play urgency: unvisited children count as the parent's value minus this.
     pub fpu_reduction: f32,
+    /// Policy softmax temperature: the network's priors become softmax(logits / T)
+    /// before the search sees them (lc0's policy softmax temperature); 1 leaves them
+    /// as they are, above 1 flattens them.
+    pub policy_temperature: f32,
     /// Dirichlet noise concentration at the root (PUCT, self-play full searches only).
     pub dirichlet_alpha: f32,
     /// Weight of the Dirichlet noise in the root priors.
@@ -93,6 +97,7 @@ impl Default for MctsConfig {
             full_search_fraction: 0.25,
             c_puct: 1.25,
             fpu_reduction: 0.2,
+            policy_temperature: 1.0,
             dirichlet_alpha: 0.6,
             dirichlet_fraction: 0.25,
             gumbel_considered: 6,
@@ -109,8 +114,8 @@ impl MctsConfig {
     /// The settings of an anytime search (an engine's `go movetime`, `play`'s levels and
     /// hints, `analyze`) for a model trained with `self`: PUCT, whose visits can stop at
     /// any moment (Gumbel's sequential halving needs its budget up front), with this
-    /// config's PUCT constants (c_puct, first-play urgency) and search value, up to
-    /// `simulations` per search, no playout caps.
+    /// config's PUCT constants (c_puct, first-play urgency, policy temperature) and search
+    /// value, up to `simulations` per search, no playout caps.
     pub fn anytime(&self, simulations: u32, tree_reuse: bool) -> MctsConfig {
         MctsConfig {
             algorithm: Algorithm::Puct,
@@ -119,6 +124,7 @@ impl MctsConfig {
             full_search_fraction: 1.0,
             c_puct: self.c_puct,
             fpu_reduction: self.fpu_reduction,
+            policy_temperature: self.policy_temperature,
             search_value: self.search_value,
             tree_reuse,
             ..MctsConfig::default()
@@ -141,6 +147,7 @@ impl MctsConfig {
         }
         for (k, v) in [
             ("c_puct", self.c_puct),
+            ("policy_temperature", self.policy_temperature),
             ("dirichlet_alpha", self.dirichlet_alpha),
             ("gumbel_c_visit", self.gumbel_c_visit),
             ("gumbel_c_scale", self.gumbel_c_scale),

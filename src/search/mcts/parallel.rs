@@ -369,6 +369,9 @@ impl Worker {
         }
         self.evaluator
             .evaluate(t.rules, &self.positions, &self.legal, &mut self.out[..n]);
+        for e in &mut self.out[..n] {
+            super::policy::temper(&mut e.priors, t.cfg.policy_temperature);
+        }
         let mut done = 0;
         for k in 0..n {
             let id = self.leaves[k];
@@ -641,6 +644,25 @@ mod tests {
         assert_eq!(root.visits(), 5000);
         let c = s.tree().counters();
         assert!(c.prunes > 0 && c.nodes <= c.capacity, "{c:?}");
+    }
+
+    #[test]
+    fn the_policy_temperature_reaches_the_shared_tree() {
+        use crate::search::mcts::tests::{SKEW, Skewed, tempered};
+        for t in [1.0f32, 2.0] {
+            let cfg = MctsConfig {
+                policy_temperature: t,
+                ..MctsConfig::default().anytime(1, true)
+            };
+            let evs: Vec<Box<dyn Evaluator>> = vec![Box::new(Skewed)];
+            let mut s = ParallelSearch::new(cfg, RuleSet::abapa(), evs, 4, 1000, 7);
+            s.run(100, false, |_| true);
+            let got = s.tree().root_and_done().0.raw_prior;
+            let want = tempered(SKEW, t);
+            for a in 0..6 {
+                assert!((got[a] - want[a]).abs() < 1e-5, "t {t}: {got:?} vs {want:?}");
+            }
+        }
     }
 
     #[test]

@@ -120,6 +120,16 @@ pub fn improved_policy(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
     softmax(&x)
 }
 
+/// Applies a policy softmax temperature `t` to probabilities: p ↦ p^(1/t), which is
+/// softmax(logits / t) once renormalised (the tree renormalises over the legal moves).
+/// `t = 1` leaves `p` untouched.
+pub fn temper(p: &mut [f32; 6], t: f32) {
+    if t != 1.0 {
+        let inv = 1.0 / t;
+        p.iter_mut().for_each(|x| *x = x.max(0.0).powf(inv));
+    }
+}
+
 /// Softmax over the finite entries of `x` (−∞ entries get 0).
 pub fn softmax(x: &[f32; 6]) -> [f32; 6] {
     let max = x.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
@@ -279,6 +289,28 @@ mod tests {
         let pb = improved_policy(node, &off);
         assert!(pa[1] > 0.99, "{pa:?}");
         assert!((pb[1] - 0.5).abs() < 0.01, "{pb:?}");
+    }
+
+    #[test]
+    fn temper_is_softmax_of_logits_over_t() {
+        // Probabilities from known logits; tempering must give softmax(logits / t).
+        let logits = [2.0f32, 0.5, -1.0, 0.0, f32::NEG_INFINITY, 1.0];
+        let p = softmax(&logits);
+        for t in [0.5f32, 1.0, 1.6, 3.0] {
+            let mut q = p;
+            temper(&mut q, t);
+            let sum: f32 = q.iter().sum();
+            let want = softmax(&logits.map(|x| x / t));
+            for a in 0..6 {
+                assert!((q[a] / sum - want[a]).abs() < 1e-5, "t {t}: {q:?} vs {want:?}");
+            }
+        }
+        // Above 1 it flattens: the top move loses share, the least likely legal one gains.
+        let mut q = p;
+        temper(&mut q, 2.0);
+        let sum: f32 = q.iter().sum();
+        assert!(q[0] / sum < p[0] && q[2] / sum > p[2]);
+        assert_eq!(q[4], 0.0);
     }
 
     #[test]

@@ -296,6 +296,11 @@ fn anytime_searches_keep_the_trained_constants() {
         (a.simulations, a.full_search_fraction, a.tree_reuse),
         (500, 1.0, true)
     );
+    let t = MctsConfig {
+        policy_temperature: 1.3,
+        ..trained.clone()
+    };
+    assert_eq!(t.anytime(500, true).policy_temperature, 1.3);
     assert!(a.validate().is_ok());
     // A different c_puct changes what the search does.
     let fen = "0-0-8-0-0-1-3-1-1-1-2-0-15-16-S";
@@ -306,6 +311,49 @@ fn anytime_searches_keep_the_trained_constants() {
     );
     let wide = search(fen, trained.anytime(300, false), RuleSet::abapa());
     assert_ne!(plain.visits, wide.visits);
+}
+
+/// The same skewed priors everywhere, value 0.
+pub(super) struct Skewed;
+
+pub(super) const SKEW: [f32; 6] = [0.5, 0.2, 0.1, 0.1, 0.05, 0.05];
+
+impl Evaluator for Skewed {
+    fn evaluate(&mut self, _: RuleSet, _: &[Position], _: &[u8], out: &mut [Evaluation]) {
+        for o in out {
+            o.priors = SKEW;
+            o.value = 0.0;
+        }
+    }
+    fn name(&self) -> String {
+        "skewed".into()
+    }
+}
+
+/// softmax(ln p / t), computed apart from `policy::temper`.
+pub(super) fn tempered(p: [f32; 6], t: f32) -> [f32; 6] {
+    let e = p.map(|x| (x.ln() / t).exp());
+    let sum: f32 = e.iter().sum();
+    e.map(|x| x / sum)
+}
+
+#[test]
+fn the_policy_temperature_reaches_the_batched_tree() {
+    for t in [1.0f32, 2.0, 0.5] {
+        let c = MctsConfig {
+            policy_temperature: t,
+            ..MctsConfig::default().anytime(40, false)
+        };
+        let mut b = BatchSearch::new(c.clone(), RuleSet::abapa(), 1, 7);
+        b.set_game(0, Game::new(RuleSet::abapa(), Position::start()));
+        assert!(b.begin(0, 40, false));
+        b.run(&mut Skewed);
+        let got = b.result(0).prior;
+        let want = tempered(SKEW, t);
+        for a in 0..6 {
+            assert!((got[a] - want[a]).abs() < 1e-5, "t {t}: {got:?} vs {want:?}");
+        }
+    }
 }
 
 /// Priors and a value that depend on the position alone (a hash of it), so that two
