@@ -495,7 +495,11 @@ impl EngineSearcher for MctsSearcher {
             },
             "policytemp" => match value.parse::<f32>() {
                 Ok(t) if t.is_finite() && t > 0.0 => self.cfg.policy_temperature = t,
-                _ => return Err(format!("option PolicyTemp: '{value}' is not a positive number")),
+                _ => {
+                    return Err(format!(
+                        "option PolicyTemp: '{value}' is not a positive number"
+                    ));
+                }
             },
             "usetables" if self.tablebase.is_some() => {
                 s.use_tables = match value.to_ascii_lowercase().as_str() {

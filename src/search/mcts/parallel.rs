@@ -660,7 +660,10 @@ mod tests {
             let got = s.tree().root_and_done().0.raw_prior;
             let want = tempered(SKEW, t);
             for a in 0..6 {
-                assert!((got[a] - want[a]).abs() < 1e-5, "t {t}: {got:?} vs {want:?}");
+                assert!(
+                    (got[a] - want[a]).abs() < 1e-5,
+                    "t {t}: {got:?} vs {want:?}"
+                );
             }
         }
     }

@@ -302,7 +302,10 @@ mod tests {
             let sum: f32 = q.iter().sum();
             let want = softmax(&logits.map(|x| x / t));
             for a in 0..6 {
-                assert!((q[a] / sum - want[a]).abs() < 1e-5, "t {t}: {q:?} vs {want:?}");
+                assert!(
+                    (q[a] / sum - want[a]).abs() < 1e-5,
+                    "t {t}: {q:?} vs {want:?}"
+                );
             }
         }
         // Above 1 it flattens: the top move loses share, the least likely legal one gains.

@@ -351,7 +351,10 @@ fn the_policy_temperature_reaches_the_batched_tree() {
         let got = b.result(0).prior;
         let want = tempered(SKEW, t);
         for a in 0..6 {
-            assert!((got[a] - want[a]).abs() < 1e-5, "t {t}: {got:?} vs {want:?}");
+            assert!(
+                (got[a] - want[a]).abs() < 1e-5,
+                "t {t}: {got:?} vs {want:?}"
+            );
         }
     }
 }
