@@ -473,6 +473,13 @@ impl EngineSearcher for MctsSearcher {
                     format!("option {name}: '{value}' is not a whole number from {min} to {max}")
                 })
         };
+        let positive = || {
+            value
+                .parse::<f32>()
+                .ok()
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .ok_or_else(|| format!("option {name}: '{value}' is not a positive number"))
+        };
         let s = &mut self.settings;
         match name.to_ascii_lowercase().as_str() {
             "threads" => s.threads = int(1, MAX_THREADS as u64)? as usize,
@@ -489,18 +496,8 @@ impl EngineSearcher for MctsSearcher {
                 s.max_time = (v > 0).then(|| Duration::from_millis(v));
                 return Ok(());
             }
-            "cpuct" => match value.parse::<f32>() {
-                Ok(c) if c.is_finite() && c > 0.0 => self.cfg.c_puct = c,
-                _ => return Err(format!("option CPuct: '{value}' is not a positive number")),
-            },
-            "policytemp" => match value.parse::<f32>() {
-                Ok(t) if t.is_finite() && t > 0.0 => self.cfg.policy_temperature = t,
-                _ => {
-                    return Err(format!(
-                        "option PolicyTemp: '{value}' is not a positive number"
-                    ));
-                }
-            },
+            "cpuct" => self.cfg.c_puct = positive()?,
+            "policytemp" => self.cfg.policy_temperature = positive()?,
             "usetables" if self.tablebase.is_some() => {
                 s.use_tables = match value.to_ascii_lowercase().as_str() {
                     "true" => true,
