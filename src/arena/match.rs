@@ -453,9 +453,8 @@ impl EngineDriver {
         Ok(p)
     }
 
-    /// The engine's move in `game`, or why it has none (the game is then forfeited).
-    /// `clocks` (South's, North's, ms) replace the fixed limit for an engine on a clock.
-    fn best_move(&mut self, game: &Game, clocks: Option<[u64; 2]>) -> Result<usize, String> {
+    /// The running process, started (with the handshake) if there is none.
+    fn process(&mut self) -> Result<&mut EngineProcess, String> {
         if let Some(why) = &self.given_up {
             return Err(format!(
                 "engine given up after {ENGINE_MAX_START_FAILURES} failed starts: {why}"
@@ -476,7 +475,20 @@ impl EngineDriver {
                 }
             }
         }
-        let p = self.process.as_mut().expect("started above");
+        Ok(self.process.as_mut().expect("started above"))
+    }
+
+    /// The engine's move in `game`, or why it has none (the game is then forfeited), and
+    /// the time it took from sending `position`/`go` to its answer (none if it was never
+    /// asked). Starting the process (before the first move, or the first after a
+    /// failure) is not part of that time: a clock charges the thinking, not the loading
+    /// of a network or tables. `clocks` (South's, North's, ms) replace the fixed limit for
+    /// an engine on a clock.
+    fn best_move(
+        &mut self,
+        game: &Game,
+        clocks: Option<[u64; 2]>,
+    ) -> (Result<usize, String>, Option<Duration>) {
         let (go, timeout) = match (self.limit, clocks) {
             (AlphaBetaLimit::Clock { inc_ms, .. }, Some([w, b])) => {
                 let mine = if game.position().side == Side::South {
@@ -491,22 +503,25 @@ impl EngineDriver {
             }
             _ => (self.go_args.clone(), self.move_timeout),
         };
-        match p.best_move(game, &go, timeout) {
-            Ok(Some(a)) => Ok(a as usize),
-            Ok(None) => {
-                self.process = None;
-                Err(format!(
-                    "engine '{}' answered no move in a game that is not over",
-                    self.command
-                ))
-            }
-            Err(e) => {
-                // Its state is unknown (it may still be searching): drop kills it, and the
-                // next game it plays starts a fresh one.
-                self.process = None;
-                Err(e.to_string())
-            }
-        }
+        let p = match self.process() {
+            Ok(p) => p,
+            Err(e) => return (Err(e), None),
+        };
+        let asked = Instant::now();
+        let answer = p.best_move(game, &go, timeout);
+        let took = Some(asked.elapsed());
+        let m = match answer {
+            Ok(Some(a)) => return (Ok(a as usize), took),
+            Ok(None) => format!(
+                "engine '{}' answered no move in a game that is not over",
+                self.command
+            ),
+            // Its state is unknown (it may still be searching): drop kills it, and the
+            // next game it plays starts a fresh one.
+            Err(e) => e.to_string(),
+        };
+        self.process = None;
+        (Err(m), took)
     }
 }
 
@@ -912,9 +927,7 @@ fn ask_moves(
             }
             Driver::Engine(engines) => {
                 in_parallel(engines, &jobs, &|e: &mut EngineDriver, l: &Live| {
-                    let t = Instant::now();
-                    let m = e.best_move(&l.game, side_clocks(l));
-                    (m, Some(t.elapsed()))
+                    e.best_move(&l.game, side_clocks(l))
                 })
             }
             Driver::Random | Driver::Search { .. } => continue,
@@ -1152,7 +1165,7 @@ pub fn choose_moves(
             Driver::Engine(engines) => {
                 let jobs: Vec<(usize, &Game)> = chunk.iter().enumerate().collect();
                 for (s, m) in in_parallel(engines, &jobs, &|e: &mut EngineDriver, g: &Game| {
-                    e.best_move(g, None)
+                    e.best_move(g, None).0
                 }) {
                     let m = m.map_err(|e| {
                         MatchError::Config(format!(
