@@ -43,6 +43,7 @@ impl Learning {
             targets: TargetRule {
                 encoding: config.model.encoding,
                 value_target_mix: config.train.value_target_mix,
+                search_wdl: config.train.search_wdl,
                 loss_weights: config.train.loss_weights,
             },
             batch: TrainBatch::default(),
