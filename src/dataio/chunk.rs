@@ -5,12 +5,10 @@
 //! chunk is either complete and valid or rejected with a clear message: it is written
 //! to a temporary name and renamed, and it ends with a checksum.
 //!
-//! Layout (little-endian): `b"OWZS"`, u32 version (2), u8 rule-set name length, the name,
+//! Layout (little-endian): `b"OWZS"`, u32 version (1), u8 rule-set name length, the name,
 //! u32 sample count, then 52 bytes per sample — pits\[12\], stores\[2\], side, legal mask,
-//! policy 6×f32, outcome i8, a flag byte (1: a draw probability follows), the search's
-//! probability of a draw as u16 (× 65 535), store_diff f32, search_value f32 — then the
-//! FNV-1a 64 checksum of everything before it. Version 1 had three zero bytes where the
-//! flag and the draw are; its samples are read with no draw probability.
+//! policy 6×f32, outcome i8, 3 zero bytes, store_diff f32, search_value f32 — then the
+//! FNV-1a 64 checksum of everything before it.
 
 use std::fs;
 use std::path::Path;
@@ -23,9 +21,7 @@ use crate::game::{Position, RuleSet, Side};
 use crate::net::checkpoint::fnv1a64;
 
 const MAGIC: &[u8; 4] = b"OWZS";
-const VERSION: u32 = 2;
-/// The draw probability's scale in its u16.
-const DRAW_SCALE: f32 = 65_535.0;
+const VERSION: u32 = 1;
 /// Bytes per sample record.
 pub const RECORD: usize = 52;
 
@@ -47,14 +43,7 @@ pub fn encode_chunk(rules: RuleSet, samples: &[Sample]) -> Vec<u8> {
             b.extend_from_slice(&p.to_le_bytes());
         }
         b.push(s.outcome as u8);
-        match s.search_draw {
-            Some(d) => {
-                b.push(1);
-                let q = (d.clamp(0.0, 1.0) * DRAW_SCALE).round() as u16;
-                b.extend_from_slice(&q.to_le_bytes());
-            }
-            None => b.extend_from_slice(&[0, 0, 0]),
-        }
+        b.extend_from_slice(&[0, 0, 0]);
         b.extend_from_slice(&s.store_diff.to_le_bytes());
         b.extend_from_slice(&s.search_value.to_le_bytes());
     }
@@ -74,8 +63,8 @@ pub fn decode_chunk(bytes: &[u8], what: &str) -> Result<(RuleSet, Vec<Sample>)> 
         bail!("{what}: checksum mismatch (the file is truncated or damaged)");
     }
     let version = u32::from_le_bytes(body[4..8].try_into().expect("4 bytes"));
-    if !(1..=VERSION).contains(&version) {
-        bail!("{what}: sample format version {version}, this program reads 1 to {VERSION}");
+    if version != VERSION {
+        bail!("{what}: sample format version {version}, this program reads {VERSION}");
     }
     let n = body[8] as usize;
     let name_end = 9 + n;
@@ -110,13 +99,6 @@ pub fn decode_chunk(bytes: &[u8], what: &str) -> Result<(RuleSet, Vec<Sample>)> 
             side,
         };
         let policy = std::array::from_fn(|a| f32_at(r, 16 + 4 * a));
-        let search_draw = match r[41] {
-            0 => None,
-            1 if version >= 2 => Some(f32::from(u16::from_le_bytes([r[42], r[43]])) / DRAW_SCALE),
-            x => {
-                bail!("{what}: sample {k}: draw flag {x} is not valid in format version {version}")
-            }
-        };
         out.push(Sample {
             position,
             legal: r[15],
@@ -124,7 +106,6 @@ pub fn decode_chunk(bytes: &[u8], what: &str) -> Result<(RuleSet, Vec<Sample>)> 
             outcome: r[40] as i8,
             store_diff: f32_at(r, 44),
             search_value: f32_at(r, 48),
-            search_draw,
         });
     }
     Ok((rules, out))
@@ -165,61 +146,7 @@ mod tests {
             outcome: -1,
             store_diff: -3.5,
             search_value: 0.25,
-            // A value the u16 holds exactly, or none (samples of version 1).
-            search_draw: (k % 2 == 0).then(|| f32::from(u16::from(k) * 4_000) / DRAW_SCALE),
         }
-    }
-
-    /// `bytes` with its version field set to `v` and its checksum made again.
-    fn with_version(bytes: &[u8], v: u32) -> Vec<u8> {
-        let mut b = bytes[..bytes.len() - 8].to_vec();
-        b[4..8].copy_from_slice(&v.to_le_bytes());
-        let h = fnv1a64(&b);
-        b.extend_from_slice(&h.to_le_bytes());
-        b
-    }
-
-    #[test]
-    fn draw_probabilities_keep_to_half_a_step_of_the_u16() {
-        let mut rng = crate::rng::Rng::new(3);
-        let s: Vec<Sample> = (0..500)
-            .map(|k| Sample {
-                search_draw: Some(if k < 2 { k as f32 } else { rng.unit_f32() }),
-                ..sample(1)
-            })
-            .collect();
-        let (_, back) = decode_chunk(&encode_chunk(RuleSet::abapa(), &s), "x").unwrap();
-        for (a, b) in s.iter().zip(&back) {
-            let (x, y) = (a.search_draw.unwrap(), b.search_draw.unwrap());
-            assert!(
-                (x - y).abs() <= 0.5 / DRAW_SCALE + 1e-7,
-                "{x} came back as {y}"
-            );
-        }
-        assert_eq!(back[0].search_draw, Some(0.0));
-        assert_eq!(back[1].search_draw, Some(1.0));
-    }
-
-    #[test]
-    fn version_1_chunks_read_without_draws() {
-        let s: Vec<Sample> = (0..4)
-            .map(|k| Sample {
-                search_draw: None,
-                ..sample(k)
-            })
-            .collect();
-        let v1 = with_version(&encode_chunk(RuleSet::abapa(), &s), 1);
-        let (_, back) = decode_chunk(&v1, "old.bin").unwrap();
-        assert_eq!(back, s);
-        // A version 1 file whose padding is not zero, or a version from the future, is
-        // refused with its name.
-        let withdraw: Vec<Sample> = (0..2).map(|_| sample(2)).collect();
-        let bad = with_version(&encode_chunk(RuleSet::abapa(), &withdraw), 1);
-        let e = decode_chunk(&bad, "old.bin").unwrap_err().to_string();
-        assert!(e.contains("old.bin") && e.contains("draw flag"), "{e}");
-        let future = with_version(&encode_chunk(RuleSet::abapa(), &s), 3);
-        let e = decode_chunk(&future, "new.bin").unwrap_err().to_string();
-        assert!(e.contains("new.bin") && e.contains("version 3"), "{e}");
     }
 
     #[test]

@@ -1,15 +1,14 @@
 //! A finished game → its samples: the result and final store difference from each
-//! mover's view, the value and the probability of a draw that the target mixes in (the
-//! search's own at the root, or λ-blends of the later searches' and the result), how
-//! many copies of each sample the window gets (policy surprise weighting), and — while a
-//! teacher network plays (`train.teacher`) — its own policy mixed into the policy target
-//! as a soft target.
+//! mover's view, the value the target mixes in (the search's root value, or a λ-blend
+//! of the later root values and the result), and how many copies of each sample the
+//! window gets (policy surprise weighting), and — while a teacher network plays
+//! (`train.teacher`) — its own policy mixed into the policy target as a soft target.
 //!
 //! Every option is off by default (`LabelRule::default()`): one sample per full search,
 //! labelled with its own root value.
 
 use super::{Sample, Searched};
-use crate::game::{Outcome, Side};
+use crate::game::Outcome;
 
 /// How a finished game's searched positions become samples: the settings of the run
 /// that bear on them (`selfplay.value_lambda`, `selfplay.surprise_weight`).
@@ -63,56 +62,18 @@ pub fn lambda_values(
     end_ply: u32,
     lambda: f32,
 ) -> Vec<f32> {
-    let z = |side: Side| f32::from(outcome.score_for(side));
-    lambda_blend(searched, end_ply, lambda, |s| s.search_value, z, true)
-}
-
-/// The λ-blend of the searches' probabilities of a draw, weighted as [`lambda_values`]
-/// weighs values: a draw's probability is the same from both sides, and the result
-/// counts 1 for a drawn game, 0 for a decided one.
-pub fn lambda_draws(
-    searched: &[Searched],
-    outcome: Outcome,
-    end_ply: u32,
-    lambda: f32,
-) -> Vec<f32> {
-    let drawn = if outcome.score_for(Side::South) == 0 {
-        1.0
-    } else {
-        0.0
-    };
-    lambda_blend(
-        searched,
-        end_ply,
-        lambda,
-        |s| s.search_draw,
-        |_| drawn,
-        false,
-    )
-}
-
-/// The backward pass of [`lambda_values`] over the searches' `own` figures and the
-/// result's `at_end` (for a side), turned to each mover's view when `signed`.
-fn lambda_blend(
-    searched: &[Searched],
-    end_ply: u32,
-    lambda: f32,
-    own: impl Fn(&Searched) -> f32,
-    at_end: impl Fn(Side) -> f32,
-    signed: bool,
-) -> Vec<f32> {
     let mut out = vec![0.0; searched.len()];
-    // The figure after position i, from the view of the side to move at the next
-    // position (the result is taken from the side of position i itself).
-    let mut next: Option<(f32, u32, Side)> = None;
+    // The value after position i, from the view of the side to move at the next
+    // position (or of `next_side` at the end, where `z` is from that side's view).
+    let mut next: Option<(f32, u32, crate::game::Side)> = None;
     for (i, s) in searched.iter().enumerate().rev() {
         let side = s.position.side;
         let (later, later_ply) = match next {
-            Some((v, ply, by)) => (if signed && by != side { -v } else { v }, ply),
-            None => (at_end(side), end_ply.max(s.ply)),
+            Some((v, ply, by)) => (if by == side { v } else { -v }, ply),
+            None => (f32::from(outcome.score_for(side)), end_ply.max(s.ply)),
         };
         let keep = lambda.powi((later_ply - s.ply) as i32);
-        let v = (1.0 - keep) * own(s) + keep * later;
+        let v = (1.0 - keep) * s.search_value + keep * later;
         out[i] = v;
         next = Some((v, s.ply, side));
     }
@@ -165,16 +126,10 @@ pub fn label_game(
     end_ply: u32,
     rule: &LabelRule,
 ) -> Vec<Sample> {
-    let (values, draws) = if rule.value_lambda > 0.0 {
-        (
-            lambda_values(searched, outcome, end_ply, rule.value_lambda),
-            lambda_draws(searched, outcome, end_ply, rule.value_lambda),
-        )
+    let values = if rule.value_lambda > 0.0 {
+        lambda_values(searched, outcome, end_ply, rule.value_lambda)
     } else {
-        (
-            searched.iter().map(|s| s.search_value).collect(),
-            searched.iter().map(|s| s.search_draw).collect(),
-        )
+        searched.iter().map(|s| s.search_value).collect()
     };
     let counts = if rule.surprise_weight > 0.0 {
         copies(&surprise_weights(searched, rule.surprise_weight))
@@ -183,7 +138,7 @@ pub fn label_game(
     };
     let total = counts.iter().map(|&c| c as usize).sum();
     let mut out = Vec::with_capacity(total);
-    for (((s, &v), &d), &c) in searched.iter().zip(&values).zip(&draws).zip(&counts) {
+    for ((s, &v), &c) in searched.iter().zip(&values).zip(&counts) {
         let policy = if rule.prior_mix > 0.0 {
             mixed_policy(&s.policy, &s.prior, s.legal, rule.prior_mix)
         } else {
@@ -196,7 +151,6 @@ pub fn label_game(
             outcome: outcome.score_for(s.position.side),
             store_diff: outcome.store_diff_for(s.position.side),
             search_value: v,
-            search_draw: Some(d),
         };
         out.extend(std::iter::repeat_n(sample, c as usize));
     }
@@ -206,7 +160,7 @@ pub fn label_game(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Game, Position, RuleSet};
+    use crate::game::{Game, Position, RuleSet, Side};
     use crate::rng::Rng;
 
     /// A random game of the default rules with a "search" at some of its plies: each
@@ -226,7 +180,6 @@ mod tests {
                     policy: [1.0 / 6.0; 6],
                     prior: std::array::from_fn(|_| rng.unit_f32()),
                     search_value: rng.unit_f32() * 2.0 - 1.0,
-                    search_draw: rng.unit_f32(),
                     surprise: rng.unit_f32(),
                 });
             }
@@ -250,19 +203,6 @@ mod tests {
             let v = f64::from(s.search_value);
             if s.position.side == me { v } else { -v }
         };
-        blend_by_plies(searched, i, &view, f64::from(z(me)), end, lambda)
-    }
-
-    /// Ply by ply from sample `i`: the latest search's figure `view` with weight
-    /// (1 − λ)·λ^k, the result's `z` with the rest.
-    fn blend_by_plies(
-        searched: &[Searched],
-        i: usize,
-        view: &dyn Fn(&Searched) -> f64,
-        z: f64,
-        end: u32,
-        lambda: f64,
-    ) -> f64 {
         let mut total = 0.0;
         let mut latest = i;
         for t in searched[i].ply..end {
@@ -273,52 +213,7 @@ mod tests {
                 * lambda.powi((t - searched[i].ply) as i32)
                 * view(&searched[latest]);
         }
-        total + lambda.powi((end - searched[i].ply) as i32) * z
-    }
-
-    #[test]
-    fn lambda_draws_match_their_ply_by_ply_definition() {
-        for seed in 0..40 {
-            let (searched, o, end) = random_game(seed, 1 + (seed % 3) as u32);
-            let drawn = if o.score_for(Side::North) == 0 {
-                1.0
-            } else {
-                0.0
-            };
-            let own = |s: &Searched| f64::from(s.search_draw);
-            for lambda in [0.0f32, 0.5, 0.9, 1.0] {
-                let fast = lambda_draws(&searched, o, end, lambda);
-                for i in 0..searched.len() {
-                    let slow = blend_by_plies(&searched, i, &own, drawn, end, f64::from(lambda));
-                    assert!(
-                        (f64::from(fast[i]) - slow).abs() < 1e-4,
-                        "seed {seed}, λ {lambda}, sample {i}: {} against {slow}",
-                        fast[i]
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn drawn_games_blend_towards_a_sure_draw() {
-        // A drawn game: at λ = 1 every sample's draw probability is the result's 1.
-        let mut seed = 0;
-        let (searched, o, end) = loop {
-            let g = random_game(seed, 2);
-            if g.1.score_for(Side::South) == 0 && !g.0.is_empty() {
-                break g;
-            }
-            seed += 1;
-            assert!(seed < 10_000, "no drawn game among 10 000 random ones");
-        };
-        assert!(
-            lambda_draws(&searched, o, end, 1.0)
-                .iter()
-                .all(|&d| d == 1.0)
-        );
-        let own: Vec<f32> = searched.iter().map(|s| s.search_draw).collect();
-        assert_eq!(lambda_draws(&searched, o, end, 0.0), own);
+        total + lambda.powi((end - searched[i].ply) as i32) * f64::from(z(me))
     }
 
     #[test]
@@ -423,7 +318,6 @@ mod tests {
             assert_eq!(x.outcome, o.score_for(s.position.side));
             assert_eq!(x.store_diff, o.store_diff_for(s.position.side));
             assert_eq!(x.search_value, s.search_value);
-            assert_eq!(x.search_draw, Some(s.search_draw));
             assert_eq!(x.policy, s.policy);
         }
         let rule = LabelRule {
@@ -435,13 +329,11 @@ mod tests {
         let want = copies(&surprise_weights(&searched, 0.5));
         assert_eq!(weighted.len(), want.iter().sum::<u32>() as usize);
         let values = lambda_values(&searched, o, end, 0.9);
-        let draws = lambda_draws(&searched, o, end, 0.9);
         let mut at = 0;
         for (i, &c) in want.iter().enumerate() {
             for _ in 0..c {
                 assert_eq!(weighted[at].position, searched[i].position);
                 assert_eq!(weighted[at].search_value, values[i]);
-                assert_eq!(weighted[at].search_draw, Some(draws[i]));
                 at += 1;
             }
         }

@@ -34,10 +34,6 @@ pub struct Sample {
     /// value, or with `selfplay.value_lambda` > 0 the λ-weighted blend of the later root
     /// values and the result ([`label::lambda_values`]).
     pub search_value: f32,
-    /// The search's probability of a draw, blended as `search_value` is
-    /// ([`label::lambda_draws`]); `None` in samples written before it was recorded.
-    /// With `search_value` it gives the search's own W/D/L (`train.search_wdl`).
-    pub search_draw: Option<f32>,
 }
 
 /// What a full search says about a position of a game still in progress: a sample
@@ -56,8 +52,6 @@ pub struct Searched {
     pub prior: [f32; 6],
     /// The search's root value for the mover.
     pub search_value: f32,
-    /// The search's probability of a draw at the root.
-    pub search_draw: f32,
     /// How much the search changed the network's mind: KL(policy target ‖ prior), in
     /// nats ([`label::policy_surprise`]).
     pub surprise: f32,

@@ -9,7 +9,7 @@ use crate::tablebase::{Tablebase, TbOutcome};
 
 /// Relabels `s` when `tb` proves its position's outcome (the table's entry is exact, or
 /// its bounds give one outcome; `Tablebase::proven`): the result and the search value
-/// become that outcome (+1, 0, −1), the search's draw probability 1 or 0 with it, and, when every legal move's outcome is proven, the
+/// become that outcome (+1, 0, −1), and, when every legal move's outcome is proven, the
 /// policy keeps only the moves that hold it (the search's own shares of them,
 /// renormalised, or equal shares if the search gave them nothing). The store difference
 /// stays the game's. Returns whether it changed anything.
@@ -20,7 +20,6 @@ pub fn rescore(s: &mut Sample, tb: &Tablebase) -> bool {
     let z = o.score();
     s.outcome = z as i8;
     s.search_value = z as f32;
-    s.search_draw = Some(if z == 0 { 1.0 } else { 0.0 });
     if let Some(keep) = holding_moves(&s.position, o, tb) {
         let kept: f32 = (0..6)
             .filter(|&a| keep & (1 << a) != 0)
@@ -77,7 +76,6 @@ mod tests {
             outcome: 0,
             store_diff: 0.0,
             search_value: 0.3,
-            search_draw: Some(0.4),
         }
     }
 
@@ -129,7 +127,6 @@ mod tests {
                 assert_eq!(i32::from(s.outcome), margin.signum(), "{pos:?}");
             }
             assert_eq!(s.search_value, f32::from(s.outcome));
-            assert_eq!(s.search_draw, Some(if s.outcome == 0 { 1.0 } else { 0.0 }));
             let sum: f32 = s.policy.iter().sum();
             assert!((sum - 1.0).abs() < 1e-5, "{:?}", s.policy);
             if s.policy != before.policy {

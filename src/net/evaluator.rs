@@ -201,19 +201,16 @@ pub fn burn_forward(
     .map_err(|e| NetError::Model(format!("reading the forward output: {e:?}")))
 }
 
-/// Turns one row of raw outputs into priors over the legal moves, a value and the
-/// probability of a draw.
+/// Turns one row of raw outputs into priors over the legal moves and a value.
 #[inline]
 pub fn evaluation_from_heads(row: &[f32], legal: u8) -> Evaluation {
     let mut logits = [0.0f32; POLICY_DIM];
     logits.copy_from_slice(&row[..POLICY_DIM]);
     let mut wdl = [0.0f32; WDL_DIM];
     wdl.copy_from_slice(&row[POLICY_DIM..POLICY_DIM + WDL_DIM]);
-    let (p, value) = wdl_value(&wdl);
     Evaluation {
         priors: masked_softmax(&logits, legal),
-        value,
-        draw: p[1].clamp(0.0, 1.0 - value.abs()),
+        value: wdl_value(&wdl).1,
     }
 }
 

@@ -28,7 +28,6 @@ struct Entry {
     key: u128,
     priors: [f32; 6],
     value: f32,
-    draw: f32,
 }
 
 /// The cache key of `pos` with legal moves `legal`: the position's exact identity with
@@ -99,7 +98,6 @@ impl EvalCache {
             Evaluation {
                 priors: e.priors,
                 value: e.value,
-                draw: e.draw,
             }
         })
     }
@@ -112,7 +110,6 @@ impl EvalCache {
             key,
             priors: eval.priors,
             value: eval.value,
-            draw: eval.draw,
         };
     }
 
@@ -245,7 +242,6 @@ mod tests {
         Evaluation {
             priors,
             value: side * ((s % 17) as f32 / 17.0),
-            draw: 0.5 * (1.0 - (s % 17) as f32 / 17.0),
         }
     }
 

@@ -12,10 +12,6 @@ pub struct Evaluation {
     pub priors: [f32; 6],
     /// Expected result for the side to move in [−1, 1] (P(win) − P(loss)).
     pub value: f32,
-    /// Probability of a draw, in [0, 1 − |value|] (0 from evaluators that do not
-    /// estimate it): with `value` it gives the whole W/D/L,
-    /// `[(1 − draw + value)/2, draw, (1 − draw − value)/2]`.
-    pub draw: f32,
 }
 
 /// Judges a batch of positions in one call.
@@ -64,7 +60,6 @@ impl Evaluator for UniformEvaluator {
             *o = Evaluation {
                 priors: uniform_priors(m),
                 value: 0.0,
-                draw: 0.0,
             };
         }
     }
@@ -107,17 +102,14 @@ impl Evaluator for RolloutEvaluator {
         out: &mut [Evaluation],
     ) {
         for ((o, p), &m) in out.iter_mut().zip(positions).zip(legal) {
-            let (mut sum, mut draws) = (0.0, 0u32);
+            let mut sum = 0.0;
             for _ in 0..self.rollouts {
                 let (outcome, _) = random_playout(p, rules, &mut self.rng, &mut self.history);
-                let score = outcome.score_for(p.side);
-                sum += score as f32;
-                draws += u32::from(score == 0);
+                sum += outcome.score_for(p.side) as f32;
             }
             *o = Evaluation {
                 priors: uniform_priors(m),
                 value: sum / self.rollouts as f32,
-                draw: draws as f32 / self.rollouts as f32,
             };
         }
     }

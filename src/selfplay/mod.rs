@@ -484,7 +484,6 @@ fn worker(
                     policy: r.policy,
                     prior: r.prior,
                     search_value: r.value,
-                    search_draw: r.draw,
                     surprise: policy_surprise(&r.policy, &r.prior, r.legal),
                 });
             }

@@ -112,10 +112,6 @@ pub struct TrainConfig {
     /// Weight of the search value q in the W/D/L target; the game result z gets the
     /// rest (CGZero: k·z + (1−k)·q).
     pub value_target_mix: f32,
-    /// Whether the search's share of the W/D/L target is its own W/D/L (its root value
-    /// with its probability of a draw, backed up from the network's draw head) rather
-    /// than `soft(q)` of its value alone, which reads a 50/50 position as a sure draw.
-    pub search_wdl: bool,
     /// Loss weights.
     pub loss_weights: LossWeights,
     /// Checkpoints kept (oldest removed first; 0 = keep all). The latest is always kept.
@@ -182,7 +178,6 @@ impl Default for TrainConfig {
             max_window_passes: 0.0,
             window: WindowRule::default(),
             value_target_mix: 0.2,
-            search_wdl: false,
             loss_weights: LossWeights::default(),
             keep_checkpoints: 10,
             threads: 1,

@@ -43,7 +43,6 @@ impl Learning {
             targets: TargetRule {
                 encoding: config.model.encoding,
                 value_target_mix: config.train.value_target_mix,
-                search_wdl: config.train.search_wdl,
                 loss_weights: config.train.loss_weights,
             },
             batch: TrainBatch::default(),

@@ -151,7 +151,6 @@ mod tests {
             outcome: 0,
             store_diff: tag,
             search_value: 0.0,
-            search_draw: None,
         };
         Chunk {
             name: name.into(),

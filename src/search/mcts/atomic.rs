@@ -134,15 +134,11 @@ impl AtomicNode {
                 _ => NodeKind::Unexpanded,
             },
             value: self.value(),
-            // The engine's tree does not track draws (its searches make no training
-            // targets): its snapshots say 0.
-            draw: 0.0,
             children: std::array::from_fn(|a| self.child(a)),
             prior: f6(&self.prior),
             raw_prior: f6(&self.prior),
             n: std::array::from_fn(|a| self.n[a].load(Ordering::Relaxed)),
             w: f6(&self.w),
-            d: [0.0; 6],
         }
     }
 
@@ -488,7 +484,6 @@ mod tests {
             &Evaluation {
                 priors: [1.0 / 6.0; 6],
                 value: 0.0,
-                draw: 0.0,
             },
             None,
         );
@@ -536,7 +531,6 @@ mod tests {
                                 &Evaluation {
                                     priors: [1.0 / 6.0; 6],
                                     value: 0.5,
-                                    draw: 0.0,
                                 },
                                 None,
                             );

@@ -1,7 +1,7 @@
 //! `BatchSearch`: one search tree per game slot; each `step` runs one simulation in
 //! every slot that is searching and evaluates all their leaves in one batch.
 
-use super::policy::{completed_draw, completed_q};
+use super::policy::completed_q;
 use super::root::{RootState, Schedules, SearchRule, Start, most_visited, rule};
 use super::tree::{Leaf, NodeId, NodeKind, SearchTree};
 use super::{MctsConfig, SearchValue};
@@ -25,11 +25,6 @@ pub struct SearchResult {
     pub q: [Option<f32>; 6],
     /// The root's value estimate, mover's view, [−1, 1].
     pub value: f32,
-    /// The root's probability of a draw, averaged over the tree as `value` is (the
-    /// evaluator's draw probabilities backed up, exact at finished games), clamped to
-    /// [0, 1 − |value|] so that the two give a W/D/L. 0 from the engine's
-    /// `ParallelSearch`, whose tree does not track draws.
-    pub draw: f32,
     /// The move the search recommends without temperature: most visits (PUCT, ties by
     /// Q) or Gumbel's sequential-halving winner.
     pub best: usize,
@@ -407,21 +402,21 @@ pub(super) fn root_result(
 ) -> SearchResult {
     let policy = rule.policy(cfg, root);
     let best = rule.best(cfg, root, state);
-    let weighted = |c: [f32; 6]| (0..6).map(|a| policy[a] * c[a]).sum::<f32>();
-    let (value, draw) = match cfg.search_value {
-        SearchValue::Mean => (root.mean_value(), root.mean_draw()),
-        SearchValue::Improved => (
-            weighted(completed_q(root)).clamp(-1.0, 1.0),
-            weighted(completed_draw(root)),
-        ),
-    };
     SearchResult {
         visits: root.n,
         policy,
         prior: root.raw_prior,
         q: std::array::from_fn(|a| root.q(a)),
-        value,
-        draw: draw.clamp(0.0, 1.0 - value.abs()),
+        value: match cfg.search_value {
+            SearchValue::Mean => root.mean_value(),
+            SearchValue::Improved => {
+                let q = completed_q(root);
+                (0..6)
+                    .map(|a| policy[a] * q[a])
+                    .sum::<f32>()
+                    .clamp(-1.0, 1.0)
+            }
+        },
         best,
         simulations: done,
         legal: root.legal,

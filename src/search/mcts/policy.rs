@@ -51,20 +51,6 @@ pub fn logits(node: &Node) -> [f32; 6] {
 /// the mixed value (the evaluator's value at the node mixed with the prior-weighted Q of
 /// the visited edges, weighted by their visits). 0 on illegal moves.
 pub fn completed_q(node: &Node) -> [f32; 6] {
-    completed(node, node.value, &node.w)
-}
-
-/// Completed probability of a draw, as [`completed_q`] completes values: a visited
-/// edge's mean backed-up draw probability, an unvisited one the node's own mixed with
-/// the visited edges'. 0 on illegal moves.
-pub fn completed_draw(node: &Node) -> [f32; 6] {
-    completed(node, node.draw, &node.d)
-}
-
-/// Per-edge means of `sums` (backed up with the node's visits), with unvisited legal
-/// edges given `own` mixed with the prior-weighted mean of the visited edges.
-fn completed(node: &Node, own: f32, sums: &[f32; 6]) -> [f32; 6] {
-    let mean = |a: usize| (node.n[a] > 0).then(|| sums[a] / node.n[a] as f32);
     let sum_n = node.visits() as f32;
     let mut sum_p = 0.0;
     let mut weighted = 0.0;
@@ -75,16 +61,16 @@ fn completed(node: &Node, own: f32, sums: &[f32; 6]) -> [f32; 6] {
     }
     if sum_p > 0.0 {
         for a in 0..6 {
-            if let Some(m) = mean(a) {
-                weighted += node.prior[a].max(f32::MIN_POSITIVE) * m / sum_p;
+            if let Some(q) = node.q(a) {
+                weighted += node.prior[a].max(f32::MIN_POSITIVE) * q / sum_p;
             }
         }
     }
-    let mixed = (own + sum_n * weighted) / (sum_n + 1.0);
+    let mixed = (node.value + sum_n * weighted) / (sum_n + 1.0);
     let mut c = [0.0f32; 6];
     for a in 0..6 {
         if node.legal & (1 << a) != 0 {
-            c[a] = mean(a).unwrap_or(mixed);
+            c[a] = node.q(a).unwrap_or(mixed);
         }
     }
     c

@@ -381,7 +381,6 @@ impl Evaluator for Hashed {
                 };
             }
             o.value = 2.0 * next() - 1.0;
-            o.draw = (1.0 - o.value.abs()) * next();
         }
     }
     fn name(&self) -> String {
@@ -417,7 +416,6 @@ fn the_played_childs_evaluation_is_the_next_roots() {
             assert_eq!(rk.visits, rf.visits, "{algorithm:?} move {moves}");
             assert_eq!(rk.q, rf.q, "{algorithm:?} move {moves}");
             assert_eq!(rk.value, rf.value, "{algorithm:?} move {moves}");
-            assert_eq!(rk.draw, rf.draw, "{algorithm:?} move {moves}");
             let used = (kept.evaluated - before.0, fresh.evaluated - before.1);
             if root_was_expanded {
                 saved += 1;
@@ -441,8 +439,8 @@ fn the_played_childs_evaluation_is_the_next_roots() {
 
 /// Checks every edge of `t` below `id`: what it backed up is its child's own evaluation
 /// once plus everything backed up below the child (or the child's exact result at each
-/// visit, for a finished game), for the visits, the values (turned to the mover's
-/// view) and the probabilities of a draw alike. Returns the nodes checked.
+/// visit, for a finished game), for the visits and the values (turned to the mover's
+/// view) alike. Returns the nodes checked.
 fn check_backups(t: &tree::SearchTree, id: tree::NodeId) -> usize {
     let n = t.node(id);
     let mut checked = 1;
@@ -458,18 +456,13 @@ fn check_backups(t: &tree::SearchTree, id: tree::NodeId) -> usize {
         } else {
             -1.0
         };
-        let (visits, w, d) = match child.kind {
-            NodeKind::Terminal => (
-                n.n[a],
-                n.n[a] as f32 * child.value,
-                n.n[a] as f32 * child.draw,
-            ),
+        let (visits, w) = match child.kind {
+            NodeKind::Terminal => (n.n[a], n.n[a] as f32 * child.value),
             NodeKind::Expanded => (
                 1 + child.visits(),
                 child.value + child.w.iter().sum::<f32>(),
-                child.draw + child.d.iter().sum::<f32>(),
             ),
-            NodeKind::Unexpanded => (0, 0.0, 0.0),
+            NodeKind::Unexpanded => (0, 0.0),
         };
         assert_eq!(n.n[a], visits, "edge {a} of node {id}");
         assert!(
@@ -477,11 +470,6 @@ fn check_backups(t: &tree::SearchTree, id: tree::NodeId) -> usize {
             "edge {a} of node {id}: w {} vs {}",
             n.w[a],
             sign * w
-        );
-        assert!(
-            (n.d[a] - d).abs() < 1e-3,
-            "edge {a} of node {id}: d {} vs {d}",
-            n.d[a]
         );
         if child.kind == NodeKind::Expanded {
             checked += check_backups(t, c);
@@ -491,9 +479,10 @@ fn check_backups(t: &tree::SearchTree, id: tree::NodeId) -> usize {
 }
 
 #[test]
-fn draw_probabilities_are_backed_up_as_values_are() {
-    // Every edge of a searched tree holds what its subtree backed up, draws as values;
-    // the root's draw is their mean (or Σ π(a)·completed d(a)) within [0, 1 − |value|].
+fn every_edge_holds_what_its_subtree_backed_up() {
+    // After a search, each edge's visits and value sum are its child's evaluation plus
+    // its child's edges (or the exact result at each visit of a finished game), under
+    // both algorithms, from the start, a middle game and a small endgame.
     let rules = RuleSet::abapa();
     let fens = [
         "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S",
@@ -502,56 +491,12 @@ fn draw_probabilities_are_backed_up_as_values_are() {
     ];
     for fen in fens {
         for algorithm in [Algorithm::Gumbel, Algorithm::Puct] {
-            for search_value in [SearchValue::Mean, SearchValue::Improved] {
-                let c = MctsConfig {
-                    search_value,
-                    ..cfg(algorithm, 300)
-                };
-                let mut b = BatchSearch::new(c.clone(), rules, 1, 3);
-                b.set_game(0, Game::new(rules, pos(fen)));
-                assert!(b.begin(0, 300, false));
-                b.run(&mut Hashed);
-                let t = b.tree(0);
-                let root = t.root_node();
-                assert!(check_backups(t, t.root()) > 2, "{fen}");
-                let r = b.result(0);
-                let want = match search_value {
-                    SearchValue::Mean => root.mean_draw(),
-                    SearchValue::Improved => {
-                        let d = policy::completed_draw(root);
-                        (0..6).map(|a| r.policy[a] * d[a]).sum()
-                    }
-                };
-                assert!(
-                    (0.0..=1.0 - r.value.abs() + 1e-6).contains(&r.draw),
-                    "{r:?}"
-                );
-                assert!(
-                    (r.draw - want.clamp(0.0, 1.0 - r.value.abs())).abs() < 1e-5,
-                    "{fen} {algorithm:?} {search_value:?}: {} vs {want}",
-                    r.draw
-                );
-            }
+            let mut b = BatchSearch::new(cfg(algorithm, 300), rules, 1, 3);
+            b.set_game(0, Game::new(rules, pos(fen)));
+            assert!(b.begin(0, 300, false));
+            b.run(&mut Hashed);
+            let t = b.tree(0);
+            assert!(check_backups(t, t.root()) > 2, "{fen} {algorithm:?}");
         }
     }
-}
-
-#[test]
-fn a_finished_game_in_the_tree_is_a_sure_draw_or_none() {
-    // A terminal node's draw probability is 1 for a drawn game and 0 for a decided one.
-    let rules = RuleSet::abapa();
-    let mut b = BatchSearch::new(cfg(Algorithm::Puct, 2000), rules, 1, 3);
-    b.set_game(0, Game::new(rules, pos("1-0-0-0-0-1-0-0-0-0-1-1-22-22-N")));
-    assert!(b.begin(0, 2000, false));
-    b.run(&mut Hashed);
-    let t = b.tree(0);
-    let mut terminals = 0;
-    for id in 1..=t.len() as tree::NodeId {
-        let n = t.node(id);
-        if n.kind == NodeKind::Terminal {
-            terminals += 1;
-            assert_eq!(n.draw, if n.value == 0.0 { 1.0 } else { 0.0 }, "{n:?}");
-        }
-    }
-    assert!(terminals > 0);
 }

@@ -32,8 +32,6 @@ pub struct Node {
     pub kind: NodeKind,
     /// The evaluator's value (or the exact result at terminal nodes), mover's view, [−1, 1].
     pub value: f32,
-    /// The evaluator's probability of a draw (1 or 0 at terminal nodes).
-    pub draw: f32,
     /// Children by action; `NONE` (0) where not created yet.
     pub children: [NodeId; 6],
     /// Prior of each action (the search's, i.e. with root noise if any).
@@ -44,8 +42,6 @@ pub struct Node {
     pub n: [u32; 6],
     /// Sum of backed-up values through each edge, from this node's mover's view.
     pub w: [f32; 6],
-    /// Sum of backed-up draw probabilities through each edge (the same for both sides).
-    pub d: [f32; 6],
 }
 
 impl Node {
@@ -55,13 +51,11 @@ impl Node {
             legal: 0,
             kind: NodeKind::Unexpanded,
             value: 0.0,
-            draw: 0.0,
             children: [NONE; 6],
             prior: [0.0; 6],
             raw_prior: [0.0; 6],
             n: [0; 6],
             w: [0.0; 6],
-            d: [0.0; 6],
         }
     }
 
@@ -83,20 +77,6 @@ impl Node {
     pub fn mean_value(&self) -> f32 {
         let n = self.visits();
         (self.value + self.w.iter().sum::<f32>()) / (1 + n) as f32
-    }
-
-    /// The node's probability of a draw, averaged as [`Node::mean_value`] averages values.
-    #[inline]
-    pub fn mean_draw(&self) -> f32 {
-        let n = self.visits();
-        (self.draw + self.d.iter().sum::<f32>()) / (1 + n) as f32
-    }
-
-    /// Marks the node terminal with the exact result `value` (+1, 0 or −1 for its mover).
-    fn set_terminal(&mut self, value: f32) {
-        self.kind = NodeKind::Terminal;
-        self.value = value;
-        self.draw = if value == 0.0 { 1.0 } else { 0.0 };
     }
 }
 
@@ -263,7 +243,10 @@ impl SearchTree {
         );
         let mut node = Node::new(pos);
         match end {
-            Some(v) => node.set_terminal(v),
+            Some(v) => {
+                node.kind = NodeKind::Terminal;
+                node.value = v;
+            }
             None => node.legal = legal,
         }
         self.nodes.push(node);
@@ -277,7 +260,10 @@ impl SearchTree {
         let r = self.root as usize;
         let pos = self.nodes[r].pos;
         match pos.status(rules) {
-            Some(o) => self.nodes[r].set_terminal(o.score_for(pos.side) as f32),
+            Some(o) => {
+                self.nodes[r].kind = NodeKind::Terminal;
+                self.nodes[r].value = o.score_for(pos.side) as f32;
+            }
             None => self.nodes[r].legal = pos.legal_moves(rules),
         }
     }
@@ -292,10 +278,10 @@ impl SearchTree {
         let kept = (child != NONE)
             .then(|| &self.nodes[child as usize])
             .filter(|c| c.kind == NodeKind::Expanded && c.pos == new_pos)
-            .map(|c| (c.legal, c.raw_prior, c.value, c.draw));
+            .map(|c| (c.legal, c.raw_prior, c.value));
         self.reset(new_pos);
         self.prepare_root(rules);
-        let Some((legal, raw_prior, value, draw)) = kept else {
+        let Some((legal, raw_prior, value)) = kept else {
             return false;
         };
         let r = &mut self.nodes[self.root as usize];
@@ -304,27 +290,23 @@ impl SearchTree {
         r.raw_prior = raw_prior;
         r.prior = raw_prior;
         r.value = value;
-        r.draw = draw;
         true
     }
 
-    /// Sets an evaluated node's priors (renormalised over the legal moves), value and
-    /// probability of a draw.
+    /// Sets an evaluated node's priors (renormalised over the legal moves) and value.
     pub fn expand(&mut self, id: NodeId, e: &Evaluation) {
         let n = &mut self.nodes[id as usize];
         debug_assert_eq!(n.kind, NodeKind::Unexpanded);
         n.raw_prior = legal_priors(n.legal, e);
         n.prior = n.raw_prior;
         n.value = e.value.clamp(-1.0, 1.0);
-        n.draw = e.draw.clamp(0.0, 1.0);
         n.kind = NodeKind::Expanded;
     }
 
     /// Adds `value` (from the view of the mover at the leaf, whose side is taken from the
-    /// leaf node) to every edge of `path`, and the leaf node's probability of a draw.
+    /// leaf node) to every edge of `path`.
     pub fn backup(&mut self, path: &[(NodeId, u8)], leaf: NodeId, value: f32) {
         let leaf_side = self.nodes[leaf as usize].pos.side;
-        let draw = self.nodes[leaf as usize].draw;
         for &(id, a) in path.iter().rev() {
             let n = &mut self.nodes[id as usize];
             // The mover may stay the same across a move (ouril), so compare sides.
@@ -335,7 +317,6 @@ impl SearchTree {
             };
             n.n[a as usize] += 1;
             n.w[a as usize] += v;
-            n.d[a as usize] += draw;
         }
     }
 
