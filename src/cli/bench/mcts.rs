@@ -18,9 +18,9 @@ pub struct Args {
     /// Simulations per move.
     #[arg(long, default_value_t = 64)]
     sims: u32,
-    /// Moves per game slot to measure (games are cut short after the time is up).
-    #[arg(long, default_value_t = 4)]
-    moves: u32,
+    /// Policy softmax temperature of the priors (`search.policy_temperature`).
+    #[arg(long, default_value_t = 1.0)]
+    policy_temp: f32,
     /// Threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -45,6 +45,9 @@ pub fn run(a: Args) -> Result<()> {
         "gumbel" => Algorithm::Gumbel,
         other => anyhow::bail!("--algorithm '{other}': expected puct or gumbel"),
     };
+    if !(a.policy_temp.is_finite() && a.policy_temp > 0.0) {
+        anyhow::bail!("--policy-temp {}: expected a number above 0", a.policy_temp);
+    }
     let threads = a
         .threads
         .unwrap_or_else(|| {
@@ -59,14 +62,15 @@ pub fn run(a: Args) -> Result<()> {
     let mut share = serde_json::Map::new();
     let mut hit = serde_json::Map::new();
     let mut text = format!(
-        "default network ({} parameters{}), {} simulations per move, {algorithm:?}, {threads} threads\n",
+        "default network ({} parameters{}), {} simulations per move, {algorithm:?}, policy temperature {}, {threads} threads\n",
         model.parameters(),
         if a.int16 {
             ", hidden layers in int16"
         } else {
             ""
         },
-        a.sims
+        a.sims,
+        a.policy_temp
     );
     for &g in &a.games {
         let cfg = SelfPlayConfig {
@@ -81,6 +85,7 @@ pub fn run(a: Args) -> Result<()> {
             simulations: a.sims,
             cheap_simulations: a.sims,
             full_search_fraction: 1.0,
+            policy_temperature: a.policy_temp,
             ..MctsConfig::default()
         };
         let mut evaluators = learner.evaluators(threads, cfg.inference_path())?;
@@ -114,7 +119,6 @@ pub fn run(a: Args) -> Result<()> {
         share.insert(g.to_string(), serde_json::json!(net_share));
         hit.insert(g.to_string(), serde_json::json!(hits));
     }
-    let _ = a.moves;
     if a.json {
         let v = serde_json::json!({
             "simulations_per_second": per,
@@ -123,6 +127,7 @@ pub fn run(a: Args) -> Result<()> {
             "cache_mb": a.cache_mb,
             "int16": a.int16,
             "simulations_per_move": a.sims,
+            "policy_temperature": a.policy_temp,
             "threads": threads,
             "algorithm": a.algorithm,
             "parameters": model.parameters(),
