@@ -51,26 +51,27 @@ pub fn logits(node: &Node) -> [f32; 6] {
 /// the mixed value (the evaluator's value at the node mixed with the prior-weighted Q of
 /// the visited edges, weighted by their visits). 0 on illegal moves.
 pub fn completed_q(node: &Node) -> [f32; 6] {
-    let sum_n = node.visits() as f32;
-    let mut sum_p = 0.0;
-    let mut weighted = 0.0;
+    // One pass over the edges: each visited edge's Q (one division), and the sums the
+    // mixed value needs.
+    let mut c = [0.0f32; 6];
+    let (mut sum_n, mut sum_p, mut weighted) = (0u32, 0.0f32, 0.0f32);
     for a in 0..6 {
         if node.n[a] > 0 {
-            sum_p += node.prior[a].max(f32::MIN_POSITIVE);
+            c[a] = node.w[a] / node.n[a] as f32;
+            let p = node.prior[a].max(f32::MIN_POSITIVE);
+            sum_p += p;
+            weighted += p * c[a];
+            sum_n += node.n[a];
         }
     }
-    if sum_p > 0.0 {
-        for a in 0..6 {
-            if let Some(q) = node.q(a) {
-                weighted += node.prior[a].max(f32::MIN_POSITIVE) * q / sum_p;
-            }
-        }
-    }
+    let weighted = if sum_p > 0.0 { weighted / sum_p } else { 0.0 };
+    let sum_n = sum_n as f32;
     let mixed = (node.value + sum_n * weighted) / (sum_n + 1.0);
-    let mut c = [0.0f32; 6];
     for a in 0..6 {
-        if node.legal & (1 << a) != 0 {
-            c[a] = node.q(a).unwrap_or(mixed);
+        if node.legal & (1 << a) == 0 {
+            c[a] = 0.0;
+        } else if node.n[a] == 0 {
+            c[a] = mixed;
         }
     }
     c
@@ -107,17 +108,31 @@ pub fn transformed_q(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
     c
 }
 
-/// Gumbel's improved policy: softmax(logits + σ(completed Q)) over the legal moves.
+/// Gumbel's improved policy: softmax(logits + σ(completed Q)) over the legal moves,
+/// computed as prior(a)·exp(σ(a) − max σ), normalised: the same distribution without a
+/// logarithm per move (the interior rule calls this at every step of every descent).
 pub fn improved_policy(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
-    let l = logits(node);
     let q = transformed_q(node, cfg);
-    let mut x = [f32::NEG_INFINITY; 6];
+    let mut max = f32::NEG_INFINITY;
     for a in 0..6 {
         if node.legal & (1 << a) != 0 {
-            x[a] = l[a] + q[a];
+            max = max.max(q[a]);
         }
     }
-    softmax(&x)
+    let mut out = [0.0f32; 6];
+    let mut sum = 0.0;
+    for a in 0..6 {
+        if node.legal & (1 << a) != 0 {
+            out[a] = node.prior[a].max(1e-30) * (q[a] - max).exp();
+            sum += out[a];
+        }
+    }
+    if sum > 0.0 {
+        for o in &mut out {
+            *o /= sum;
+        }
+    }
+    out
 }
 
 /// Applies a policy softmax temperature `t` to probabilities: p ↦ p^(1/t), which is
@@ -261,6 +276,99 @@ pub fn visit_policy(node: &Node) -> [f32; 6] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn completed_q_follows_its_definition() {
+        // Visited legal edges: W/N; unvisited legal ones: (v + N·Σ p·q / Σ p)/(N + 1)
+        // over the visited edges; illegal ones 0. Random nodes, computed plainly in f64.
+        let mut rng = crate::rng::Rng::new(5);
+        let mut t = crate::search::mcts::SearchTree::new(8);
+        t.reset(crate::game::Position::start());
+        let root = t.root();
+        for _ in 0..2000 {
+            let node = t.node_mut(root);
+            node.legal = (rng.below(63) + 1) as u8;
+            for a in 0..6 {
+                let legal = node.legal & (1 << a) != 0;
+                node.prior[a] = if legal { rng.unit_f32() } else { 0.0 };
+                node.n[a] = if legal && rng.below(2) == 0 {
+                    rng.below(30)
+                } else {
+                    0
+                };
+                node.w[a] = node.n[a] as f32 * (rng.unit_f32() * 2.0 - 1.0);
+            }
+            node.value = rng.unit_f32() * 2.0 - 1.0;
+            let node = t.node(root);
+            let visited: Vec<usize> = (0..6).filter(|&a| node.n[a] > 0).collect();
+            let big_n: f64 = visited.iter().map(|&a| node.n[a] as f64).sum();
+            let q = |a: usize| node.w[a] as f64 / node.n[a] as f64;
+            let p = |a: usize| (node.prior[a] as f64).max(f32::MIN_POSITIVE as f64);
+            let sum_p: f64 = visited.iter().map(|&a| p(a)).sum();
+            let pq: f64 = visited.iter().map(|&a| p(a) * q(a)).sum();
+            let mean = if visited.is_empty() { 0.0 } else { pq / sum_p };
+            let mixed = (node.value as f64 + big_n * mean) / (big_n + 1.0);
+            let got = completed_q(node);
+            for a in 0..6 {
+                let want = if node.legal & (1 << a) == 0 {
+                    0.0
+                } else if node.n[a] > 0 {
+                    q(a)
+                } else {
+                    mixed
+                };
+                assert!(
+                    (got[a] as f64 - want).abs() < 1e-5,
+                    "{a}: {got:?}, want {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn improved_policy_is_the_softmax_of_logits_plus_transformed_q() {
+        // Against its definition in log space, on random nodes: legal sets, priors down
+        // to zero, visits and values.
+        let mut rng = crate::rng::Rng::new(11);
+        let mut t = crate::search::mcts::SearchTree::new(8);
+        t.reset(crate::game::Position::start());
+        let root = t.root();
+        let cfg = MctsConfig::default();
+        for _ in 0..2000 {
+            let node = t.node_mut(root);
+            node.legal = (rng.below(63) + 1) as u8;
+            for a in 0..6 {
+                node.prior[a] = if rng.below(5) == 0 {
+                    0.0
+                } else {
+                    rng.unit_f32()
+                };
+                node.n[a] = if rng.below(2) == 0 { 0 } else { rng.below(40) };
+                node.w[a] = node.n[a] as f32 * (rng.unit_f32() * 2.0 - 1.0);
+            }
+            node.value = rng.unit_f32() * 2.0 - 1.0;
+            let node = t.node(root);
+            let l = logits(node);
+            let q = transformed_q(node, &cfg);
+            let x: [f32; 6] = std::array::from_fn(|a| {
+                if node.legal & (1 << a) != 0 {
+                    l[a] + q[a]
+                } else {
+                    f32::NEG_INFINITY
+                }
+            });
+            let want = softmax(&x);
+            let got = improved_policy(node, &cfg);
+            for a in 0..6 {
+                assert!(
+                    (got[a] - want[a]).abs() < 1e-5,
+                    "{got:?} vs {want:?} for {:?}",
+                    node.prior
+                );
+            }
+            assert!((got.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        }
+    }
 
     #[test]
     fn q_rescaling_stretches_close_values_and_the_fixed_map_does_not() {
