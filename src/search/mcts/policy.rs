@@ -51,20 +51,24 @@ pub fn logits(node: &Node) -> [f32; 6] {
 /// the mixed value (the evaluator's value at the node mixed with the prior-weighted Q of
 /// the visited edges, weighted by their visits). 0 on illegal moves.
 pub fn completed_q(node: &Node) -> [f32; 6] {
-    // One pass over the edges: each visited edge's Q (one division), and the sums the
-    // mixed value needs.
+    // Each visited edge's Q once (one division), and the sums the mixed value needs,
+    // added in the order and rounding of the definition's terms.
     let mut c = [0.0f32; 6];
     let (mut sum_n, mut sum_p, mut weighted) = (0u32, 0.0f32, 0.0f32);
     for a in 0..6 {
         if node.n[a] > 0 {
             c[a] = node.w[a] / node.n[a] as f32;
-            let p = node.prior[a].max(f32::MIN_POSITIVE);
-            sum_p += p;
-            weighted += p * c[a];
+            sum_p += node.prior[a].max(f32::MIN_POSITIVE);
             sum_n += node.n[a];
         }
     }
-    let weighted = if sum_p > 0.0 { weighted / sum_p } else { 0.0 };
+    if sum_p > 0.0 {
+        for a in 0..6 {
+            if node.n[a] > 0 {
+                weighted += node.prior[a].max(f32::MIN_POSITIVE) * c[a] / sum_p;
+            }
+        }
+    }
     let sum_n = sum_n as f32;
     let mixed = (node.value + sum_n * weighted) / (sum_n + 1.0);
     for a in 0..6 {
