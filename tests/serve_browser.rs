@@ -155,12 +155,15 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
     );
     // Our own moves at this level are poor: some row names a better move, and
     // selecting it marks that move on the board.
+    // Two clicks in a row: the second one's move is what the board shows, whichever
+    // position arrives first.
     b.click("#analysis-table tbody tr:last-child");
     let better = b.exec(
         "const r = [...document.querySelectorAll('#analysis-table tbody tr')].find(r => r.children[3].textContent); \
          if (!r) return null; r.click(); return r.children[3].textContent;",
         json!([]),
     );
+    b.wait_idle();
     if let Some(m) = better.as_str() {
         let marked = b.exec(
             "const e = document.querySelector('#board .pit.best'); return e ? e.dataset.letter : null;",

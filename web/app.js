@@ -32,6 +32,7 @@ const S = {
   showEval: false,    // the evaluation bar while playing
   tables: false,      // the server has endgame tables
   evalToken: 0,       // the latest engine request; older answers are dropped
+  navToken: 0,        // the latest move on the analysis board; older ones are dropped
   review: null,       // the /analyze answer for S.reviewed
   reviewed: null,     // the game (start;moves) the review is of
   A: null,            // the analysis board: a tree of moves (see newTree)
@@ -651,11 +652,15 @@ async function goTo(node, animate) {
   if (!node) return;
   const A = S.A;
   const prev = A.cur;
+  const token = ++S.navToken;
   await ensurePos(node);
+  // A later click was answered first: its position stays on the board.
+  if (token !== S.navToken || S.A !== A) return;
   A.cur = node;
   if (animate && node.parent === prev && prev.pos) {
     const ply = node.pos.plies[node.pos.plies.length - 1];
     await animateMove(prev.pos, node.move, node.pos, ply, { bottom: S.human, fen: node.pos.fen });
+    if (token !== S.navToken) return;
   }
   drawAnalysis();
   refreshEngine();
