@@ -268,6 +268,9 @@ def parse_args(argv):
     t = sub.add_parser("train", help="train with self-play actors on a Ray cluster")
     t.add_argument("--config", required=True, help="the run's config (TOML)")
     t.add_argument("--run-dir", required=True, help="the run directory, on the head node")
+    t.add_argument("--capsule", default=None,
+                   help="keep this folder up to date as the run's capsule (oware train "
+                        "--capsule): copy it to any machine and resume there")
     t.add_argument("--address", default=None,
                    help="Ray cluster to join ('auto': the one this node is part of); "
                         "default: start a Ray instance in this process")
@@ -325,6 +328,8 @@ def train(args):
     cmd = [oware, "train", "--config", str(cfg_path), "--run-dir", str(run), "--no-progress"]
     for s in learner_sets(args, config):
         cmd += ["--set", s]
+    if args.capsule:
+        cmd += ["--capsule", str(Path(args.capsule))]
     # Its own session: a terminal's Ctrl-C reaches it once, forwarded from here. If this
     # process dies, even by SIGKILL, the learner gets SIGTERM and stops cleanly (Linux).
     learner = subprocess.Popen(cmd, start_new_session=True, preexec_fn=_term_with_parent)

@@ -21,9 +21,15 @@ pub struct Args {
     /// Override a config key, e.g. --set train.batch_size=256 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
-    /// Continue the run in --run-dir with its own saved config.
+    /// Continue the run in --run-dir with its own saved config (also a copy of a
+    /// capsule: the run goes on where the capsule was written).
     #[arg(long)]
     resume: bool,
+    /// Keep DIR up to date as the run's capsule: everything but the sample chunks (the
+    /// config, the state, the latest checkpoint with its optimizer state, the metrics and
+    /// the pool), rewritten in one step after every iteration. A copy resumes anywhere.
+    #[arg(long, value_name = "DIR")]
+    capsule: Option<PathBuf>,
     /// Log lines instead of a progress bar.
     #[arg(long)]
     no_progress: bool,
@@ -46,6 +52,18 @@ pub fn run(a: Args) -> Result<()> {
     let dir = RunDir {
         root: run_dir.clone(),
     };
+    if crate::train::capsule::is_capsule(&run_dir) {
+        // A copy of a capsule: every file checked before its config is read.
+        crate::train::capsule::check(&run_dir)?;
+    }
+    if let Some(c) = &a.capsule
+        && std::path::absolute(c)? == std::path::absolute(&run_dir)?
+    {
+        bail!(
+            "--capsule {}: the capsule must be another folder than the run's",
+            c.display()
+        );
+    }
     let config = match &a.config {
         Some(path) => Some(Config::load(path, &a.set)?),
         None if a.resume => None,
@@ -70,7 +88,13 @@ pub fn run(a: Args) -> Result<()> {
     };
     stop_on_signals();
     crate::train::metrics::tune_allocator();
-    let state = run::train(config, &run_dir, display, Some(&run::evaluate_gauntlet))?;
+    let state = run::train(
+        config,
+        &run_dir,
+        display,
+        Some(&run::evaluate_gauntlet),
+        a.capsule.as_deref(),
+    )?;
     if let Some(sig) = stop::stop_requested() {
         if !a.quiet {
             eprintln!(

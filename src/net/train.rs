@@ -223,6 +223,8 @@ pub struct Learner {
     /// Multiply every feature in burn even where the input is sparse (for measuring the
     /// one against the other, and as the reference in tests).
     dense_input: bool,
+    /// Whether the optimizer state came from a checkpoint (false: it started fresh).
+    optimizer_loaded: bool,
 }
 
 /// The input layer computed on the host ([`super::sparse`]) and its buffers.
@@ -311,6 +313,7 @@ impl Learner {
         };
         Ok(Learner {
             model,
+            optimizer_loaded: optim.is_some(),
             optim: optim.unwrap_or_else(|| build_optimizer(&config)),
             learning_rate: config.learning_rate,
             model_config,
@@ -323,6 +326,12 @@ impl Learner {
             sparse: SparseInput::default(),
             dense_input: false,
         })
+    }
+
+    /// Whether the optimizer state was loaded from a checkpoint (false: it started fresh,
+    /// as for a checkpoint saved without one).
+    pub fn has_optimizer_state(&self) -> bool {
+        self.optimizer_loaded
     }
 
     /// Whether the input layer multiplies every feature in burn (`true`) or, for sparse

@@ -109,6 +109,9 @@ pub struct TrainConfig {
     pub max_window_passes: f64,
     /// Replay window, in samples: `min(max, max(min, min·(total/min)^exponent))`.
     pub window: WindowRule,
+    /// A run resumed from a capsule (which carries no window) takes no gradient step
+    /// until self-play has put back this share of the samples its window held.
+    pub refill_fraction: f64,
     /// Weight of the search value q in the W/D/L target; the game result z gets the
     /// rest (CGZero: k·z + (1−k)·q).
     pub value_target_mix: f32,
@@ -177,6 +180,7 @@ impl Default for TrainConfig {
             min_window_samples: 0,
             max_window_passes: 0.0,
             window: WindowRule::default(),
+            refill_fraction: 1.0,
             value_target_mix: 0.2,
             loss_weights: LossWeights::default(),
             keep_checkpoints: 10,
@@ -299,6 +303,12 @@ impl Config {
             bail!(
                 "train.window.exponent = {} must be in (0, 1]",
                 t.window.exponent
+            );
+        }
+        if !(0.0..=1.0).contains(&t.refill_fraction) {
+            bail!(
+                "train.refill_fraction = {} must be in [0, 1]",
+                t.refill_fraction
             );
         }
         if !(t.max_window_passes.is_finite() && t.max_window_passes >= 0.0) {

@@ -20,6 +20,8 @@ use crate::rng::Rng;
 /// The learner and what its steps reuse (nothing is allocated per step).
 pub(super) struct Learning {
     pub learner: Learner,
+    /// No gradient step while the window holds fewer samples (a refill after a move).
+    pub hold_below: u64,
     targets: TargetRule,
     batch: TrainBatch,
     drawn: Vec<Sample>,
@@ -40,6 +42,7 @@ impl Learning {
     pub fn new(learner: Learner, config: &Config) -> Learning {
         Learning {
             learner,
+            hold_below: 0,
             targets: TargetRule {
                 encoding: config.model.encoding,
                 value_target_mix: config.train.value_target_mix,
@@ -64,7 +67,7 @@ impl Learning {
     ) -> Result<Learned> {
         let t0 = Instant::now();
         let t = &config.train;
-        let steps = schedule::gradient_steps(t, new_samples, window.len());
+        let steps = schedule::gradient_steps(t, new_samples, window.len(), self.hold_below);
         let lr = schedule::learning_rate(config, it, wall);
         self.learner.set_learning_rate(lr);
         let mut rng = Rng::new(iteration_seed(config.seed, it, 2));

@@ -1,6 +1,7 @@
 //! Training: the config, the replay window, metrics, learning-curve plots, the run
 //! directory, the schedule and the training loop.
 
+pub mod capsule;
 pub mod config;
 pub mod intake;
 mod learn;

@@ -21,6 +21,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use super::capsule;
 use super::config::Config;
 use super::intake::{self, Intake, Waited};
 use super::learn::{Learned, Learning};
@@ -184,23 +185,39 @@ fn teacher(config: &Config, done: u32) -> Result<Option<NetEvaluator>> {
     Ok(Some(e.with_path(config.selfplay.inference_path())))
 }
 
-/// Runs (or resumes) training in `run_dir`. `eval` plays the periodic evaluation.
+/// Runs (or resumes) training in `run_dir`. `eval` plays the periodic evaluation;
+/// `capsule`, when given, is kept up to date after every iteration (`capsule`). A
+/// `run_dir` holding an unpacked capsule is checked and unpacked first.
 pub fn train(
     config: Config,
     run_dir: &Path,
     display: Display,
     eval: Option<&EvalFn<'_>>,
+    capsule: Option<&Path>,
 ) -> Result<RunState> {
     let run = RunDir {
         root: run_dir.to_path_buf(),
     };
+    if capsule::is_capsule(&run.root) {
+        // Checked before anything is written here, even the lock.
+        capsule::check(&run.root)?;
+    }
     fs::create_dir_all(&run.root).with_context(|| format!("creating {}", run.root.display()))?;
     let _lock = rundir::lock_run(&run.root)?;
+    if capsule::is_capsule(&run.root) {
+        let m = capsule::unpack(&run.root)?;
+        display.say(format!(
+            "unpacked a capsule of iteration {} ({}, {} rules): its window of {} samples was \
+             not carried",
+            m.iteration, m.checkpoint, m.rules, m.window_samples
+        ));
+    }
     // Temporary files of a session killed mid-write (only this process writes here now,
     // but a selfplay worker may be mid-write: its files stay while it lives).
     crate::files::remove_stale_temps(&run.root);
     fs::create_dir_all(run.samples())?;
-    let mut session = Session::open(config, run, display)?;
+    let mut session = Session::open(config, run, display, capsule.map(Path::to_path_buf))?;
+    session.write_capsule()?;
     while session.wants_another_iteration() {
         if !session.iteration(eval)? {
             break;
@@ -230,11 +247,20 @@ struct Session {
     started: Instant,
     /// Wall seconds of the earlier sessions.
     base_wall: f64,
+    /// `--capsule DIR`: rewritten after every iteration.
+    capsule: Option<std::path::PathBuf>,
+    /// Whether the log has said where the capsule goes (once a session).
+    capsule_said: bool,
 }
 
 impl Session {
     /// Starts the run, or resumes it from its last committed iteration.
-    fn open(config: Config, run: RunDir, display: Display) -> Result<Session> {
+    fn open(
+        config: Config,
+        run: RunDir,
+        display: Display,
+        capsule: Option<std::path::PathBuf>,
+    ) -> Result<Session> {
         let rules = config.game.rules;
         let log = |m: String| display.say(m);
         // The tables first: a bad directory stops the run before it writes anything.
@@ -264,9 +290,13 @@ impl Session {
             .selfplay
             .continuous
             .then(|| SelfPlayPool::new(iteration_seed(config.seed, state.iteration + 1, 1)));
+        let mut learning = Learning::new(learner, &config);
+        learning.hold_below = refill_mark(&config, &state, window.len(), &log);
         Ok(Session {
             base_wall: state.wall_seconds,
-            learning: Learning::new(learner, &config),
+            learning,
+            capsule,
+            capsule_said: false,
             started: Instant::now(),
             config,
             run,
@@ -283,6 +313,26 @@ impl Session {
 
     fn log(&self, msg: String) {
         self.display.say(msg);
+    }
+
+    /// Rewrites the capsule (`--capsule`) from the state committed last.
+    fn write_capsule(&mut self) -> Result<()> {
+        let Some(dest) = &self.capsule else {
+            return Ok(());
+        };
+        let window = self.window.len() as u64;
+        let bytes = capsule::write(&self.run, &self.config, &self.state, window, dest)?;
+        if !self.capsule_said {
+            self.capsule_said = true;
+            self.log(format!(
+                "capsule {} written ({:.1} MB, iteration {}); it is rewritten after every \
+                 iteration",
+                dest.display(),
+                bytes as f64 / 1e6,
+                self.state.iteration
+            ));
+        }
+        Ok(())
     }
 
     /// Wall seconds of the run so far, earlier sessions included.
@@ -335,6 +385,7 @@ impl Session {
         metrics::release_free_memory();
         let row = self.commit(it, &name, &out, &intake, &learned, &summary, eval_seconds)?;
         self.report(&row, summary.as_ref(), eval_seconds);
+        self.write_capsule()?;
         Ok(true)
     }
 
@@ -556,6 +607,21 @@ impl Session {
         s.total_seen = self.window.total_seen;
         s.wall_seconds = row.wall_seconds;
         s.last_new_samples = intake.new_samples;
+        let hold = self.learning.hold_below;
+        if s.refill > 0 && self.window.len() as u64 >= hold {
+            s.refill = 0;
+            self.learning.hold_below = 0;
+            self.display.say(format!(
+                "the window holds {} samples again: gradient steps resume",
+                self.window.len()
+            ));
+        } else if s.refill > 0 {
+            self.display.say(format!(
+                "refilling the window after the move: {} of {hold} samples, no gradient \
+                 step until then",
+                self.window.len()
+            ));
+        }
         self.run.write_state(&self.state)?;
         write_latest(&self.run.root, name)?;
         // The chunks that left the window are consumed for good: state.json no longer
@@ -652,6 +718,23 @@ impl Session {
     }
 }
 
+/// The window size below which a run resumed from a capsule takes no gradient step:
+/// `train.refill_fraction` of the samples its window held, 0 when nothing is to refill.
+fn refill_mark(config: &Config, state: &RunState, window: usize, log: &dyn Fn(String)) -> u64 {
+    if state.refill == 0 {
+        return 0;
+    }
+    // Never above the window's own size, which its chunks always reach.
+    let size = config.train.window.size(state.total_seen) as u64;
+    let mark = (state.refill.min(size) as f64 * config.train.refill_fraction).ceil() as u64;
+    log(format!(
+        "the window held {} samples before the move and holds {window}: self-play refills \
+         {mark} (train.refill_fraction = {}) before gradient steps resume",
+        state.refill, config.train.refill_fraction
+    ));
+    mark
+}
+
 /// A new run: its config and iteration 0's checkpoint (random weights, or
 /// `train.init_from`'s), committed as its first state.
 fn start(config: &Config, run: &RunDir, log: &dyn Fn(String)) -> Result<(RunState, Learner)> {
@@ -674,9 +757,14 @@ fn start(config: &Config, run: &RunDir, log: &dyn Fn(String)) -> Result<(RunStat
         String::new()
     } else {
         format!(
-            ", from {} at step {}",
+            ", from {} at step {}, {}",
             config.train.init_from,
-            learner.steps()
+            learner.steps(),
+            if learner.has_optimizer_state() {
+                "with its optimizer state"
+            } else {
+                "its optimizer starting fresh: the checkpoint holds no optimizer state"
+            }
         )
     };
     log(format!(

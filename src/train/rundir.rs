@@ -92,6 +92,11 @@ pub struct RunState {
     /// for under `train.overlap`).
     #[serde(default)]
     pub last_new_samples: u64,
+    /// Samples the window held when the run was carried in a capsule, which did not
+    /// carry them: self-play plays them again (`train.refill_fraction` of them) before
+    /// gradient steps resume. 0 once the window is full again, and in a run never moved.
+    #[serde(default)]
+    pub refill: u64,
 }
 
 /// Paths inside a run directory.

@@ -39,9 +39,15 @@ pub(super) fn learning_rate(config: &Config, it: u32, wall: f64) -> f64 {
 /// Gradient steps for an iteration that brought `new_samples` into a window now holding
 /// `window` samples: each new sample drawn `samples_per_new_sample` times on average, at
 /// most `max_steps_per_iteration`; none while the window holds fewer than
-/// `min_window_samples`; and at most `max_window_passes` passes over the window.
-pub(super) fn gradient_steps(t: &TrainConfig, new_samples: u64, window: usize) -> u32 {
-    if (window as u64) < t.min_window_samples {
+/// `min_window_samples` or `hold_below` (a window refilled after a move to another
+/// machine); and at most `max_window_passes` passes over the window.
+pub(super) fn gradient_steps(
+    t: &TrainConfig,
+    new_samples: u64,
+    window: usize,
+    hold_below: u64,
+) -> u32 {
+    if (window as u64) < t.min_window_samples.max(hold_below) {
         return 0;
     }
     let steps = ((new_samples as f64 * t.samples_per_new_sample / t.batch_size as f64).ceil()
@@ -79,24 +85,27 @@ mod tests {
             ..TrainConfig::default()
         };
         // 1 000 new samples drawn 4 times each: 40 steps of 100.
-        assert_eq!(gradient_steps(&t, 1000, 1000), 40);
-        assert_eq!(gradient_steps(&t, 1001, 1001), 41);
-        assert_eq!(gradient_steps(&t, 5000, 5000), 50);
+        assert_eq!(gradient_steps(&t, 1000, 1000, 0), 40);
+        assert_eq!(gradient_steps(&t, 1001, 1001, 0), 41);
+        assert_eq!(gradient_steps(&t, 5000, 5000, 0), 50);
         // A minimum window: nothing below it, the usual count from it on.
         let m = TrainConfig {
             min_window_samples: 3000,
             ..t.clone()
         };
-        assert_eq!(gradient_steps(&m, 1000, 2999), 0);
-        assert_eq!(gradient_steps(&m, 1000, 3000), 40);
+        assert_eq!(gradient_steps(&m, 1000, 2999, 0), 0);
+        assert_eq!(gradient_steps(&m, 1000, 3000, 0), 40);
         // At most one pass over a window of 1 000: 10 steps of 100; a big window leaves
         // the count alone.
         let p = TrainConfig {
             max_window_passes: 1.0,
             ..t.clone()
         };
-        assert_eq!(gradient_steps(&p, 1000, 1000), 10);
-        assert_eq!(gradient_steps(&p, 1000, 250), 3);
-        assert_eq!(gradient_steps(&p, 1000, 100_000), 40);
+        assert_eq!(gradient_steps(&p, 1000, 1000, 0), 10);
+        assert_eq!(gradient_steps(&p, 1000, 250, 0), 3);
+        assert_eq!(gradient_steps(&p, 1000, 100_000, 0), 40);
+        // A window being refilled: nothing below the mark, the usual count from it on.
+        assert_eq!(gradient_steps(&t, 1000, 4999, 5000), 0);
+        assert_eq!(gradient_steps(&t, 1000, 5000, 5000), 40);
     }
 }
