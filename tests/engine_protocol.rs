@@ -226,3 +226,40 @@ fn end_of_input_lets_a_limited_search_finish() {
         "{text}"
     );
 }
+
+/// A GUI's stray line, a garbled one, `uci` or `isready` during a search leave it
+/// searching: the answer comes from the whole search, never an unsearched move.
+#[test]
+fn a_stray_line_during_a_search_leaves_it_searching() {
+    for stray in ["hello", "uci", "isready", "\u{1b}[A garbage ;;"] {
+        let mut child = Command::new(BIN)
+            .args(["engine", "--threads", "1", "--no-tb"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let input = format!("position startpos moves Ff\ngo nodes 3000\n{stray}\n");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(out.status.success());
+        let nodes: u64 = text
+            .lines()
+            .filter(|l| l.starts_with("info depth"))
+            .last()
+            .and_then(|l| l.split(" nodes ").nth(1))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no info line with nodes: {text}"));
+        assert!(
+            nodes >= 3000,
+            "{stray:?}: the search stopped at {nodes} nodes\n{text}"
+        );
+        assert_eq!(text.matches("bestmove ").count(), 1, "{text}");
+    }
+}

@@ -527,3 +527,48 @@ fn the_review_keeps_its_rules_on_recorded_games() {
 /// The games of `experiments/recorded/anchors/pool.jsonl` the review test reads (by
 /// line, from 0).
 const GAMES: [usize; 4] = [23, 27, 33, 110];
+
+/// The same request gets the same answer whatever came before it: a bigger search, a
+/// search of another game, the same request again. Its root holds the simulations it
+/// states, never a tree left by an earlier request.
+#[test]
+fn an_answer_depends_on_its_request_alone() {
+    let srv = Server::start(&["--puzzles", "0", "--searchers", "1", "--max-sims", "4000"]);
+    let a = agent();
+    let url = srv.url("/api/v1/bestmove");
+    let strong = r#"{"moves": "FbAaCeBdCeBcFcDdBcFdDb", "level": "strong"}"#;
+    let novice = r#"{"moves": "FbAaCeBd", "level": "novice"}"#;
+    let mut answers = Vec::new();
+    for before in [
+        "",
+        r#"{"moves": "FbAaCeBdCeBcFcDdBcFdDb", "sims": 3200}"#,
+        r#"{"moves": "FbAaCeBdCeBcFcDdBcFd", "sims": 3200}"#,
+        r#"{"moves": "Ff", "sims": 1000}"#,
+        "",
+    ] {
+        if !before.is_empty() {
+            assert_eq!(post(&a, &url, before).0, 200);
+        }
+        let (s, v) = post(&a, &url, strong);
+        assert_eq!(s, 200, "{v}");
+        let visits: u64 = v["visits"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|n| n.as_u64().unwrap())
+            .sum();
+        let sims = v["simulations"].as_u64().unwrap();
+        assert_eq!(sims, 400, "{v}");
+        // The root's visits are the search's simulations (the first expands the root).
+        assert!(
+            visits <= sims && visits + 1 >= sims,
+            "{visits} root visits for {sims}: {v}"
+        );
+        let (s, n) = post(&a, &url, novice);
+        assert_eq!(s, 200, "{n}");
+        answers.push((v["move"].clone(), v["visits"].clone(), n["move"].clone()));
+    }
+    for w in answers.windows(2) {
+        assert_eq!(w[0], w[1], "{answers:?}");
+    }
+}

@@ -624,3 +624,68 @@ fn analysis_board_tables_editor_and_a_phone_in_chromium() {
     p.wait_idle();
     p.screenshot(&dir.join("phone-analysis.png"));
 }
+
+/// A shared link or a loaded record shows its position and plays no move for anyone:
+/// the analysis tab, the play tab with North to move and no `side`, a record without
+/// players.
+#[test]
+fn a_link_or_a_record_never_moves_for_anyone_in_chromium() {
+    let srv = Server::start(&["--puzzles", "0", "--searchers", "1"]);
+    let Some(browser) = browser_or_skip(|| Browser::start(1300, 900)) else {
+        return;
+    };
+    let b = &browser;
+    let search = |b: &Browser| {
+        js(b, "return location.search;")
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // The analysis tab on a link whose game has North to move.
+    b.goto(&srv.url("/?tab=analysis&moves=FfB&anim=0"));
+    b.wait_idle();
+    std::thread::sleep(Duration::from_millis(1500));
+    b.wait_idle();
+    assert!(
+        search(b).contains("moves=FfB") && !search(b).contains("moves=FfBc"),
+        "{}",
+        search(b)
+    );
+    assert_eq!(
+        js(b, "return document.querySelectorAll('#tree .mv').length;"),
+        3
+    );
+    // The play tab on a position with North to move and no side: you are North.
+    b.goto(&srv.url("/?start=4-4-4-4-4-4-4-4-4-4-4-4-0-0-N&anim=0"));
+    b.wait_idle();
+    std::thread::sleep(Duration::from_millis(1500));
+    b.wait_idle();
+    assert_eq!(moves_listed(b), 0, "{}", b.text("#status"));
+    assert_eq!(js(b, "return document.querySelector('#side').value;"), "N");
+    // A record without players, North to move after it.
+    b.goto(&srv.url("/?anim=0"));
+    b.wait_idle();
+    js(b, "document.querySelector('#record-box').open = true;");
+    b.exec(
+        "document.querySelector('#record').value = arguments[0];",
+        json!(["4-4-4-4-4-4-4-4-4-4-4-4-0-0-S;FbAaCeBdCeB"]),
+    );
+    b.click("#load");
+    b.wait_idle();
+    std::thread::sleep(Duration::from_millis(1500));
+    b.wait_idle();
+    assert_eq!(moves_listed(b), 11, "{}", b.text("#status"));
+    assert!(
+        !b.text("#status").contains("oware play"),
+        "{}",
+        b.text("#status")
+    );
+    // A link that names your side still starts the game: oware moves first as South.
+    b.goto(&srv.url("/?side=N&anim=0&level=novice"));
+    b.wait_idle();
+    let t0 = Instant::now();
+    while moves_listed(b) == 0 && t0.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(moves_listed(b), 1, "{}", b.text("#status"));
+}

@@ -583,7 +583,16 @@ async function loadRecord(text) {
   await guarded(async () => {
     S.redo = '';
     const words = await loadGame(r.start, r.moves);
-    if (!S.pos.result && S.pos.to_move !== S.human) await computerMoves(words);
+    // A record shows its position and moves for no one; oware goes on with the game
+    // only when the record says which side you played.
+    if (h.south === 'You' || h.north === 'You') {
+      if (!S.pos.result && S.pos.to_move !== S.human) await computerMoves(words);
+    } else if (!S.pos.result) {
+      S.human = S.pos.to_move;
+      syncControls();
+      drawGame();
+      updateUrl();
+    }
   });
 }
 
@@ -1312,12 +1321,22 @@ async function init() {
   // A start position that is not one makes the board empty: fall back to the start.
   let start = q.get('start') || START;
   if (!/^(\d+-){14}[SN]$/.test(start)) start = START;
+  const tab = q.get('tab');
   await guarded(async () => {
     const words = await loadGame(start, q.get('moves') || '', true);
     if ($('#status').classList.contains('error')) return;
-    await computerMoves(words);
+    // A link shows a position; it plays no move for anyone. Without `side` you are the
+    // side to move; oware moves first only when the link gives your side and asks for
+    // a game (no other tab).
+    if (!q.has('side')) {
+      if (!S.pos.result) S.human = S.pos.to_move;
+      syncControls();
+      drawGame();
+      updateUrl();
+    } else if (!tab || tab === 'play') {
+      await computerMoves(words);
+    }
   });
-  const tab = q.get('tab');
   if (tab === 'analysis' || tab === 'puzzles') await showTab(tab);
   document.body.dataset.ready = '1';
 }

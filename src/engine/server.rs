@@ -382,8 +382,13 @@ impl<S: EngineSearcher, W: Write + Send + 'static> Server<S, W> {
         let Some(&cmd) = words.first() else {
             return true;
         };
-        // A search stops before anything that could change what it works on.
-        if !matches!(cmd, "isready" | "debug") {
+        // A search stops before what could change what it works on, and on `stop` and
+        // `quit`; any other line (`isready`, `uci`, `debug`, a stray or garbled line)
+        // leaves it searching.
+        if matches!(
+            cmd,
+            "ucinewgame" | "setoption" | "position" | "go" | "stop" | "quit"
+        ) {
             self.finish_search();
         }
         match cmd {

@@ -242,7 +242,7 @@ impl Worker {
                         s.set_tablebase(self.tablebase.clone());
                         s
                     });
-                    Answer::Search(run_search(s, &j))
+                    Answer::Search(run_search(s, &j, self.seed))
                 }
                 Work::Review(game, cfg) => Answer::Review(review(&game, evaluator.as_mut(), &cfg)),
                 Work::Solve(j) => {
@@ -264,10 +264,15 @@ impl Worker {
     }
 }
 
-/// One search of `job`, until its simulations are done or its time is up.
-fn run_search(search: &mut ParallelSearch, job: &SearchJob) -> SearchAnswer {
+/// One search of `job`, until its simulations are done or its time is up. Each request
+/// starts from an empty tree and the same random stream: the answer depends on the
+/// request alone, never on what this thread searched before, and its simulations are
+/// the ones asked for.
+fn run_search(search: &mut ParallelSearch, job: &SearchJob, seed: u64) -> SearchAnswer {
     let started = Instant::now();
     let deadline = started + job.movetime;
+    search.clear();
+    search.reseed(seed);
     search.set_game(&job.game);
     search.run(job.simulations, job.noise, |_| Instant::now() < deadline);
     let r = search.result();

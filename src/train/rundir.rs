@@ -164,7 +164,8 @@ impl RunDir {
 
 /// Loads the config a run should use: a new run takes `config`; an existing run
 /// (with `state.json`) keeps its own `config.toml`, and `config`, if given, must equal it
-/// except for the limits in `[train]` (iterations, time limit), which may be extended.
+/// except for the limits in `[train]` (iterations, time limit), which may be extended,
+/// and `train.refill_fraction`, which applies where the run resumes.
 pub fn effective_config(run: &RunDir, config: Option<Config>) -> Result<Config> {
     let saved = if run.config().exists() && run.state().exists() {
         Some(Config::load(&run.config(), &[])?)
@@ -185,6 +186,9 @@ pub fn effective_config(run: &RunDir, config: Option<Config>) -> Result<Config> 
             b.train.iterations = 0;
             a.train.time_limit_minutes = 0.0;
             b.train.time_limit_minutes = 0.0;
+            // How a moved run refills its window is decided where it resumes.
+            a.train.refill_fraction = 0.0;
+            b.train.refill_fraction = 0.0;
             if a != b {
                 bail!(
                     "{} was started with a different config ({}); resume it without --config, \

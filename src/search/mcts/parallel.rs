@@ -541,6 +541,14 @@ impl ParallelSearch {
         self.shared.game = g;
     }
 
+    /// Restarts the root's random stream (noise, sampled moves) from `seed`, so a search
+    /// after [`ParallelSearch::clear`] is the same as the first one of a new searcher.
+    pub fn reseed(&mut self, seed: u64) {
+        if let Ok(mut g) = self.shared.root.lock() {
+            *g = (RootState::default(), Rng::new(seed));
+        }
+    }
+
     /// Searches the root for at most `simulations` more simulations (reused visits not
     /// counted), with Dirichlet noise at the root if `noise`. Between batches the workers
     /// look at a halt flag; every millisecond `watch` is called on the calling thread
