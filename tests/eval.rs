@@ -357,3 +357,18 @@ fn an_engine_on_a_clock_that_thinks_too_long_loses_on_time() {
     );
     // The engine's own clock management is tested alone, in tests/engine_clock.rs.
 }
+
+/// `--help` lists every form a player SPEC takes, the clock and the tables included, as
+/// the parser (`arena::player::SPEC_HELP`) accepts them.
+#[test]
+fn eval_help_lists_every_spec_form() {
+    let help = stdout(&oware(&["eval", "--help"]));
+    for form in oware_zero::arena::player::SPEC_HELP.split(", ") {
+        let head = form.split('[').next().unwrap();
+        assert!(help.contains(head), "{form} missing from --help:\n{help}");
+        for opt in form.split('[').skip(1) {
+            let opt = opt.trim_end_matches(']');
+            assert!(help.contains(opt), "{opt} missing from --help:\n{help}");
+        }
+    }
+}

@@ -564,11 +564,83 @@ fn an_answer_depends_on_its_request_alone() {
             visits <= sims && visits + 1 >= sims,
             "{visits} root visits for {sims}: {v}"
         );
+        // Every legal move has a line, the move played among them, most visited first.
+        let lines = v["lines"].as_array().unwrap();
+        assert_eq!(lines.len(), v["visits"].as_object().unwrap().len(), "{v}");
+        assert!(lines.iter().any(|l| l["move"] == v["move"]), "{v}");
+        let seen: Vec<u64> = lines
+            .iter()
+            .map(|l| l["visits"].as_u64().unwrap())
+            .collect();
+        assert!(seen.windows(2).all(|w| w[0] >= w[1]), "{seen:?}");
+        for l in lines {
+            assert_eq!(l["q"].is_null(), l["visits"] == 0, "{l}");
+        }
         let (s, n) = post(&a, &url, novice);
         assert_eq!(s, 200, "{n}");
+        let lines = n["lines"].as_array().unwrap();
+        assert!(lines.iter().any(|l| l["move"] == n["move"]), "{n}");
         answers.push((v["move"].clone(), v["visits"].clone(), n["move"].clone()));
     }
     for w in answers.windows(2) {
         assert_eq!(w[0], w[1], "{answers:?}");
     }
+}
+
+/// Requests that stall are not kept: 200 connections that send half a request's headers,
+/// and 20 that send headers but only half their body, are all closed (the body ones
+/// answered 408) within the server's read timeout and a margin, and the server answers
+/// as before meanwhile and after.
+#[test]
+fn stalled_requests_are_closed_after_the_read_timeout() {
+    use std::io::{Read, Write};
+    let srv = Server::start(&["--puzzles", "0", "--searchers", "1"]);
+    let addr = srv.base.trim_start_matches("http://").to_string();
+    let t0 = Instant::now();
+    let mut half_headers = Vec::new();
+    for _ in 0..200 {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.write_all(b"POST /api/v1/position HTTP/1.1\r\nHost: x\r\nContent-Ty")
+            .unwrap();
+        half_headers.push(s);
+    }
+    let mut half_bodies = Vec::new();
+    for _ in 0..20 {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.write_all(
+            b"POST /api/v1/position HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"moves\": ",
+        )
+        .unwrap();
+        half_bodies.push(s);
+    }
+    // The server still answers while they hang.
+    let a = agent();
+    assert_eq!(get(&a, &srv.url("/api/v1/health")).0, 200);
+    let limit = Duration::from_secs(25);
+    for mut s in half_headers {
+        s.set_read_timeout(Some(limit)).unwrap();
+        let mut buf = Vec::new();
+        // Closed by the server: the read ends (an answer, or none), never by our timeout.
+        match s.read_to_end(&mut buf) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            Err(e) => panic!("a half-sent request was still open after {limit:?}: {e}"),
+        }
+    }
+    for mut s in half_bodies {
+        s.set_read_timeout(Some(limit)).unwrap();
+        let (mut got, mut buf) = (Vec::new(), [0u8; 4096]);
+        while !String::from_utf8_lossy(&got).contains("did not arrive") {
+            match s.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(e) => panic!("no answer to a half-sent body after {limit:?}: {e}"),
+            }
+        }
+        let text = String::from_utf8_lossy(&got);
+        assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+        assert!(text.contains("did not arrive"), "{text}");
+    }
+    assert!(t0.elapsed() < Duration::from_secs(40));
+    assert_eq!(get(&a, &srv.url("/api/v1/health")).0, 200);
 }

@@ -630,7 +630,8 @@ fn analysis_board_tables_editor_and_a_phone_in_chromium() {
 /// players.
 #[test]
 fn a_link_or_a_record_never_moves_for_anyone_in_chromium() {
-    let srv = Server::start(&["--puzzles", "0", "--searchers", "1"]);
+    let tb = concat!(env!("CARGO_MANIFEST_DIR"), "/tablebases/abapa");
+    let srv = Server::start(&["--puzzles", "0", "--searchers", "1", "--tb", tb]);
     let Some(browser) = browser_or_skip(|| Browser::start(1300, 900)) else {
         return;
     };
@@ -655,6 +656,19 @@ fn a_link_or_a_record_never_moves_for_anyone_in_chromium() {
         js(b, "return document.querySelectorAll('#tree .mv').length;"),
         3
     );
+    // The tables prove a win here but not its margin (bounds 1 to 3): the heading must
+    // not take the unknown margin as 0 ("win by 1"); the one proven move wins by 2.
+    b.goto(&srv.url("/?tab=analysis&side=N&start=1-0-0-0-0-3-0-0-2-0-0-1-20-21-N&anim=0"));
+    b.wait_idle();
+    b.wait_for(
+        "return !document.querySelector('#tables').classList.contains('hidden');",
+        60,
+        "the tables panel",
+    );
+    let t = b.text("#tables");
+    assert!(!t.contains("win by 1 with best play"), "{t}");
+    assert!(t.contains("margin is not proven"), "{t}");
+    assert!(t.contains("win by 2"), "{t}");
     // The play tab on a position with North to move and no side: you are North.
     b.goto(&srv.url("/?start=4-4-4-4-4-4-4-4-4-4-4-4-0-0-N&anim=0"));
     b.wait_idle();

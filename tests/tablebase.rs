@@ -74,6 +74,13 @@ fn probe_never_states_a_repetition_score_as_the_value() {
     assert_eq!(v["moves"]["f"], 0, "{v}");
     let (_, text, _) = oware(&["tablebase", "probe", "--tb", TB, "--fen", fen]);
     assert!(text.contains("lost with best play"), "{text}");
+    // The text counts the search's nodes as the JSON does: the position's and its moves'.
+    let nodes = v["nodes"].as_u64().unwrap();
+    assert!(nodes > 0, "{v}");
+    assert!(
+        text.contains(&format!("search nodes in all: {nodes} ")),
+        "{text}"
+    );
     assert!(
         text.contains("not proven") && !text.contains("drawn"),
         "{text}"

@@ -281,11 +281,25 @@ function finalWords(margin, pos) {
   return d > 0 ? `win by ${d}` : d < 0 ? `loss by ${-d}` : 'draw';
 }
 
+// A proven outcome whose margin is not proven: the outcome, and the final difference the
+// bounds allow when there are any ("win (by 1 to 3; the margin is not proven)").
+function rangeWords(outcome, bounds, pos) {
+  if (!bounds) return `${outcome} (the margin is not proven)`;
+  const me = pos.to_move === 'S' ? 0 : 1;
+  const [lo, hi] = bounds.map((b) => Math.abs(pos.stores[me] - pos.stores[1 - me] + b)).sort((a, b) => a - b);
+  const by = lo === hi ? `by ${lo}` : `by ${lo} to ${hi}`;
+  return outcome === 'draw' ? 'draw' : `${outcome} (${by}; the margin is not proven)`;
+}
+
 // The tables' answer (`tb`, the `tablebase` field of /bestmove) in words, or null.
 function tablesWords(tb, pos) {
   if (!tb) return null;
   if (!tb.outcome) return { head: `Endgame tables: ${tb.summary}`, moves: [] };
-  const head = `Endgame tables: ${sideName(pos.to_move)} to move, ${finalWords(tb.margin, pos)} with best play` +
+  // Where the outcome is proven but not the margin, the words say so: an unknown margin
+  // is never taken as 0.
+  const result = tb.margin !== null && tb.margin !== undefined ? finalWords(tb.margin, pos)
+    : rangeWords(tb.outcome, tb.bounds, pos);
+  const head = `Endgame tables: ${sideName(pos.to_move)} to move, ${result} with best play` +
     (tb.proven_by === 'search' ? ' (proven by a search that carries the game\'s history)' : '') + '.';
   // Each move's result where proven (given the history it adds), best first.
   const moves = Object.entries(tb.moves)
@@ -789,6 +803,9 @@ function refreshEngine() {
   evaluate(body, pos, ENGINE_SIMS, (b) => showEngine(b, pos));
 }
 
+// Lines with fewer visits show no score.
+const FEW_VISITS = 10;
+
 function showEngine(b, pos) {
   const lines = $('#lines');
   const tables = $('#tables');
@@ -803,9 +820,12 @@ function showEngine(b, pos) {
   for (const l of b.lines) {
     const li = el('li', 'line');
     li.dataset.move = l.move;
-    li.append(el('b', 'mv', l.move), el('span', 'score', `${pct(l.q === null ? -1 : l.q)}%`),
+    // A score from a handful of visits is noise: shown only from FEW_VISITS on.
+    const sure = l.q !== null && l.visits >= FEW_VISITS;
+    li.append(el('b', 'mv', l.move), el('span', 'score', sure ? `${pct(l.q)}%` : '–'),
       el('span', 'visits muted', plural(l.visits, 'visit')), el('span', 'pv', l.pv));
-    li.title = `${sideName(pos.to_move)}'s expected score after ${l.move}; click to play it`;
+    li.title = sure ? `${sideName(pos.to_move)}'s expected score after ${l.move}; click to play it`
+      : `Too few visits for a score (under ${FEW_VISITS}); click to play ${l.move}`;
     li.addEventListener('click', () => onAnalysisPit(l.move));
     lines.appendChild(li);
   }

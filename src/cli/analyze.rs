@@ -49,7 +49,7 @@ pub fn run(a: Args) -> Result<()> {
         bail!("--exact-depth {}: expected 0 to 64", a.exact_depth);
     }
     let (mut evaluator, manifest) = NetEvaluator::from_checkpoint(&a.model, DeviceKind::Cpu)?;
-    let rules = super::parse_rules(a.rules.as_deref().unwrap_or(&manifest.rules))?;
+    let rules = super::rules_for_network(a.rules.as_deref(), &manifest.rules)?;
     let game = super::game_from(rules, a.fen.as_deref(), None)?;
     let mut game_played = game.clone();
     if let Err(e) = game_played.play_text(&a.game) {

@@ -100,7 +100,7 @@ pub fn run(a: Args) -> Result<()> {
         bail!("--movetime 0: expected at least 1 ms");
     }
     let (evaluator, manifest) = NetEvaluator::from_checkpoint(&model, DeviceKind::Cpu)?;
-    let rules = super::parse_rules(a.rules.as_deref().unwrap_or(&manifest.rules))?;
+    let rules = super::rules_for_network(a.rules.as_deref(), &manifest.rules)?;
     let dir = match (&a.tablebase, a.no_tb) {
         (Some(d), _) => Some(d.clone()),
         (None, true) => None,

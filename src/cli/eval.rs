@@ -15,11 +15,15 @@ use super::match_args::MatchArgs;
 
 /// Arguments of `oware eval`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "SPEC: alphabeta:depth=N | alphabeta:movetime=MS | \
-    mcts:sims=N[:eval=uniform|rollout] | random | model:PATH[:sims=N] | \
-    engine:\"COMMAND\"[:depth=N|:movetime=MS] (default movetime=100)\n\n\
+#[command(
+    after_help = "SPEC: alphabeta:depth=N[:tb=DIR] | alphabeta:movetime=MS[:tb=DIR] | \
+    mcts:sims=N[:eval=uniform|rollout] | random | \
+    model:PATH[:sims=N][:algorithm=puct|gumbel][:precision=f32|int16][:tb=DIR] | \
+    engine:\"COMMAND\"[:depth=N|:movetime=MS|:tc=BASE+INC] (default movetime=100; tc in \
+    seconds, e.g. tc=60+0.5: BASE for the game, INC added after each move)\n\n\
     Every opening is played twice, colours swapped; all figures are from --player's view. \
-    The Elo interval is pentanomial (one trial per game pair).")]
+    The Elo interval is pentanomial (one trial per game pair)."
+)]
 pub struct Args {
     /// The player whose strength is measured (SPEC; default: --model).
     #[arg(long, conflicts_with = "model")]

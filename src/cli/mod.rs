@@ -161,6 +161,20 @@ pub(crate) fn parse_rules(name: &str) -> Result<RuleSet> {
     name.parse::<RuleSet>().context("--rules")
 }
 
+/// `--rules` for a command that plays a network: the network's own rules by default.
+/// Other rules are played (the board and the sowing are the same), with a line on stderr
+/// saying that the network was trained for others and its strength there is unmeasured.
+pub(crate) fn rules_for_network(given: Option<&str>, trained: &str) -> Result<RuleSet> {
+    let rules = parse_rules(given.unwrap_or(trained))?;
+    if rules.to_string() != trained {
+        eprintln!(
+            "note: the network was trained for {trained} rules; it plays {rules} here, at a \
+             strength nobody has measured"
+        );
+    }
+    Ok(rules)
+}
+
 /// `--fen`, `--moves` and `--rules`: the position a command looks at.
 #[derive(clap::Args, Debug)]
 pub(crate) struct PositionArgs {

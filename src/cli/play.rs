@@ -242,7 +242,7 @@ pub fn run(a: Args) -> Result<()> {
         other => bail!("--human {other}: expected S or N"),
     };
     let (evaluator, manifest) = NetEvaluator::from_checkpoint(&a.model, DeviceKind::Cpu)?;
-    let rules: RuleSet = super::parse_rules(a.rules.as_deref().unwrap_or(&manifest.rules))?;
+    let rules: RuleSet = super::rules_for_network(a.rules.as_deref(), &manifest.rules)?;
     let start = super::game_from(rules, a.fen.as_deref(), None)?;
     if start.is_over() {
         bail!("--fen: the game is already over there");

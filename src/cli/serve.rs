@@ -43,8 +43,13 @@ pub struct Args {
     /// Endgame tables (`oware tablebase build`): searches end where they prove the
     /// result, analysis takes proven results from them, and `bestmove`
     /// reports the result with best play where proven.
+    /// Default: the shipped tables of the model's rules (`tablebases/RULES`), if present,
+    /// as `oware engine` opens them.
     #[arg(long)]
     tb: Option<PathBuf>,
+    /// No endgame tables, not even the shipped ones.
+    #[arg(long, conflicts_with = "tb")]
+    no_tb: bool,
     /// Seed of the puzzle games.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -87,7 +92,12 @@ pub fn run(a: Args) -> Result<()> {
 
     let (first, manifest) = load(&a.model)?;
     let rules = manifest.rule_set()?;
-    let tablebase = super::open_tablebase(a.tb.as_deref(), rules)?;
+    let dir = match (&a.tb, a.no_tb) {
+        (Some(d), _) => Some(d.clone()),
+        (None, true) => None,
+        (None, false) => super::engine::shipped_tables(rules),
+    };
+    let tablebase = super::open_tablebase(dir.as_deref(), rules)?;
     let mut evaluators = vec![first];
     for _ in 1..searchers {
         evaluators.push(load(&a.model)?.0);

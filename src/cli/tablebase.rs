@@ -304,6 +304,12 @@ fn probe(a: ProbeArgs) -> Result<()> {
     for (l, k) in &legal {
         s.push_str(&format!("  {l} {}\n", known_text(k)));
     }
+    if total_nodes > 0 {
+        // The same count as the JSON's `nodes`.
+        s.push_str(&format!(
+            "search nodes in all: {total_nodes} (the position's search and each move's)\n"
+        ));
+    }
     super::out(&s)
 }
 

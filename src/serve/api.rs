@@ -519,7 +519,7 @@ pub async fn bestmove(
             Some(json!({
                 "move": move_letter(side, m).to_string(),
                 "visits": a.visits[m],
-                "q": a.q[m],
+                "q": if a.visits[m] > 0 { json!(a.q[m]) } else { Value::Null },
                 "pv": line_letters(&pos, rules, l.iter().copied()),
             }))
         }).collect::<Vec<_>>(),

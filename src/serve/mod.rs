@@ -132,6 +132,9 @@ pub fn router(state: Arc<AppState>) -> Router {
         .nest("/api/v1", api)
         .fallback(api::not_found)
         .layer(DefaultBodyLimit::max(body_limit))
+        .layer(axum::middleware::from_fn(move |req, next| {
+            read_body_in_time(req, next, body_limit)
+        }))
         .with_state(state)
 }
 
@@ -175,12 +178,73 @@ pub fn serve(listener: std::net::TcpListener, setup: ServeSetup) -> anyhow::Resu
         .worker_threads(2)
         .thread_name("http")
         .enable_io()
+        .enable_time()
         .build()?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;
-        axum::serve(listener, app).await
+        accept(listener, app).await
     })?;
     Ok(())
+}
+
+/// The longest a client may take to send a request's headers (a connection that sends
+/// none in time is closed, an idle kept-alive one too), and then its body (answered 408).
+pub const READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Takes connections and serves each over HTTP/1 with [`READ_TIMEOUT`] on the headers.
+async fn accept(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    loop {
+        let stream = match listener.accept().await {
+            Ok((s, _)) => s,
+            // Out of file descriptors or a connection reset before it was taken: the
+            // listener is fine, so wait a moment and go on.
+            Err(_) => {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                continue;
+            }
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(READ_TIMEOUT)
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+/// Reads the request's body within [`READ_TIMEOUT`] and `limit` bytes before the
+/// handler sees it: a body that stalls is answered 408, one too long 413.
+async fn read_body_in_time(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+    limit: usize,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let (parts, body) = req.into_parts();
+    match tokio::time::timeout(READ_TIMEOUT, axum::body::to_bytes(body, limit)).await {
+        Ok(Ok(bytes)) => {
+            let req = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
+            next.run(req).await
+        }
+        Ok(Err(_)) => api::ApiError {
+            status: axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+            message: format!(
+                "the request body passes the length limit of {limit} bytes, or was cut off"
+            ),
+        }
+        .into_response(),
+        Err(_) => api::ApiError {
+            status: axum::http::StatusCode::REQUEST_TIMEOUT,
+            message: format!(
+                "the request body did not arrive within {} s",
+                READ_TIMEOUT.as_secs()
+            ),
+        }
+        .into_response(),
+    }
 }
 
 /// Whether `addr` is reachable only from this machine.

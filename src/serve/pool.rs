@@ -290,15 +290,16 @@ fn run_search(search: &mut ParallelSearch, job: &SearchJob, seed: u64) -> Search
         visits: r.visits,
         q: r.q,
         pv: search.tree().principal_variation(12),
-        lines: top_lines(search, &r.visits),
+        lines: top_lines(search, &r.visits, legal),
         simulations: r.simulations,
         elapsed: started.elapsed(),
     }
 }
 
-/// The line of each visited root move, most visited first.
-fn top_lines(search: &ParallelSearch, visits: &[u32; 6]) -> Vec<Vec<usize>> {
-    let mut moves: Vec<usize> = (0..6).filter(|&a| visits[a] > 0).collect();
+/// The line of every legal root move, most visited first (an unvisited move's line is
+/// the move alone), so the move played is always among them.
+fn top_lines(search: &ParallelSearch, visits: &[u32; 6], legal: u8) -> Vec<Vec<usize>> {
+    let mut moves: Vec<usize> = (0..6).filter(|&a| legal & (1 << a) != 0).collect();
     moves.sort_by_key(|&a| std::cmp::Reverse(visits[a]));
     moves
         .into_iter()

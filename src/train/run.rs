@@ -251,6 +251,8 @@ struct Session {
     capsule: Option<std::path::PathBuf>,
     /// Whether the log has said where the capsule goes (once a session).
     capsule_said: bool,
+    /// A line for the log after the iteration's report (the refill's progress).
+    note: Option<String>,
 }
 
 impl Session {
@@ -297,6 +299,7 @@ impl Session {
             learning,
             capsule,
             capsule_said: false,
+            note: None,
             started: Instant::now(),
             config,
             run,
@@ -385,6 +388,9 @@ impl Session {
         metrics::release_free_memory();
         let row = self.commit(it, &name, &out, &intake, &learned, &summary, eval_seconds)?;
         self.report(&row, summary.as_ref(), eval_seconds);
+        if let Some(note) = self.note.take() {
+            self.log(note);
+        }
         self.write_capsule()?;
         Ok(true)
     }
@@ -611,12 +617,12 @@ impl Session {
         if s.refill > 0 && self.window.len() as u64 >= hold {
             s.refill = 0;
             self.learning.hold_below = 0;
-            self.display.say(format!(
+            self.note = Some(format!(
                 "the window holds {} samples again: gradient steps resume",
                 self.window.len()
             ));
         } else if s.refill > 0 {
-            self.display.say(format!(
+            self.note = Some(format!(
                 "refilling the window after the move: {} of {hold} samples, no gradient \
                  step until then",
                 self.window.len()
