@@ -250,8 +250,7 @@ fn a_stray_line_during_a_search_leaves_it_searching() {
         assert!(out.status.success());
         let nodes: u64 = text
             .lines()
-            .filter(|l| l.starts_with("info depth"))
-            .last()
+            .rfind(|l| l.starts_with("info depth"))
             .and_then(|l| l.split(" nodes ").nth(1))
             .and_then(|rest| rest.split_whitespace().next())
             .and_then(|n| n.parse().ok())
