@@ -251,12 +251,16 @@ fn a_run_stopped_and_moved_in_its_capsule_goes_on_exactly() {
     // On "another machine": a copy in a new directory, resumed with its own config.
     let moved = d.path().join("moved");
     copy_dir(&cap, &moved);
+    // The window refilled before the steps resume (train.refill_fraction = 1, set where
+    // the run resumes; the default, 0, trains at once).
     let err = succeeded(&oware(&[
         "train",
         "--no-progress",
         "--resume",
         "--run-dir",
         path(&moved),
+        "--set",
+        "train.refill_fraction=1",
     ]));
     assert!(err.contains("unpacked a capsule of iteration"), "{err}");
     assert!(err.contains("refills"), "{err}");
@@ -299,6 +303,22 @@ fn a_run_stopped_and_moved_in_its_capsule_goes_on_exactly() {
     let last = json(&moved.join("checkpoints/iter-0008/manifest.json"));
     assert_eq!(last["step"].as_u64().unwrap(), total);
     assert!(total > step.as_u64().unwrap());
+    // With the default rule the steps go on from the first iteration that has samples
+    // (beside self-play, the second after the move).
+    let at_once = d.path().join("at-once");
+    copy_dir(&cap, &at_once);
+    let err = succeeded(&oware(&[
+        "train",
+        "--no-progress",
+        "--resume",
+        "--run-dir",
+        path(&at_once),
+    ]));
+    assert!(err.contains("gradient steps go on at once"), "{err}");
+    let steps_0 = column(&at_once, "train_steps");
+    assert_eq!(steps_0[k as usize], "0", "{steps_0:?}");
+    assert!(steps_0[k as usize + 1] != "0", "{steps_0:?}");
+    assert_eq!(json(&at_once.join("state.json"))["refill"], 0);
     // The resumed run's evaluations still write the pool carried over.
     let pool = fs::read_to_string(moved.join("pool.jsonl")).unwrap();
     assert!(

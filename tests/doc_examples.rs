@@ -243,7 +243,7 @@ oware perft --depth 2
 }
 
 /// The pages with shell examples; every one has its test below.
-const PAGES: [&str; 7] = [
+const PAGES: [&str; 8] = [
     "README.md",
     "docs/engine-protocol.md",
     "docs/formats.md",
@@ -251,6 +251,7 @@ const PAGES: [&str; 7] = [
     "docs/playing.md",
     "docs/rating.md",
     "docs/tablebase.md",
+    "docs/training.md",
 ];
 
 #[test]
@@ -317,6 +318,11 @@ fn rating() {
 #[test]
 fn tablebase() {
     run_page(PAGES[6]);
+}
+
+#[test]
+fn training() {
+    run_page(PAGES[7]);
 }
 
 /// The ratings the README's "Measured" table gives for the anchor pool are what the

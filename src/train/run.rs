@@ -733,6 +733,14 @@ fn refill_mark(config: &Config, state: &RunState, window: usize, log: &dyn Fn(St
     // Never above the window's own size, which its chunks always reach.
     let size = config.train.window.size(state.total_seen) as u64;
     let mark = (state.refill.min(size) as f64 * config.train.refill_fraction).ceil() as u64;
+    if mark == 0 {
+        log(format!(
+            "the window held {} samples before the move and holds {window}: gradient steps \
+             go on at once, on the samples self-play brings (train.refill_fraction = 0)",
+            state.refill
+        ));
+        return 0;
+    }
     log(format!(
         "the window held {} samples before the move and holds {window}: self-play refills \
          {mark} (train.refill_fraction = {}) before gradient steps resume",
