@@ -4,12 +4,12 @@
 //! Levels (MCTS with PUCT; noise is Dirichlet noise on the root priors, temperature T
 //! samples the move ∝ visits^(1/T); T = 0 plays the most visited move):
 //!
-//! | level | simulations | root noise | temperature |
-//! |---|---|---|---|
-//! | novice | 8 | yes | 1.0 |
-//! | amateur | 64 | yes | 0.5 |
-//! | strong | 400 | no | 0 |
-//! | master | 1600 | no | 0 |
+//! | level | simulations | root noise | temperature | policy temperature |
+//! |---|---|---|---|---|
+//! | novice | 8 | yes | 1.0 | 1 |
+//! | amateur | 64 | yes | 0.5 | 1 |
+//! | strong | 400 | no | 0 | the network's own |
+//! | master | 1600 | no | 0 | the network's own |
 //!
 //! Commands: a pit letter of your side, in either case (`A`..`F` as South, `a`..`f` as
 //! North in the position text; `c` and `C` both play your third pit), `undo` (takes back
@@ -248,9 +248,12 @@ pub fn run(a: Args) -> Result<()> {
         bail!("--fen: the game is already over there");
     }
     let (level_sims, ..) = a.level.settings();
-    let cfg = manifest
+    let mut cfg = manifest
         .search_settings()
         .anytime(level_sims.max(HINT_SIMULATIONS), true);
+    if let Some(t) = a.level.policy_temperature() {
+        cfg.policy_temperature = t;
+    }
     if a.threads == 0 || a.threads > 256 {
         bail!("--threads {}: expected 1 to 256", a.threads);
     }

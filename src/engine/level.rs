@@ -2,12 +2,17 @@
 //! PUCT; noise is Dirichlet noise on the root priors, temperature T samples the move
 //! ∝ visits^(1/T); T = 0 plays the most visited move):
 //!
-//! | level | simulations | root noise | temperature |
-//! |---|---|---|---|
-//! | novice | 8 | yes | 1.0 |
-//! | amateur | 64 | yes | 0.5 |
-//! | strong | 400 | no | 0 |
-//! | master | 1600 | no | 0 |
+//! | level | simulations | root noise | temperature | policy temperature |
+//! |---|---|---|---|---|
+//! | novice | 8 | yes | 1.0 | 1 |
+//! | amateur | 64 | yes | 0.5 | 1 |
+//! | strong | 400 | no | 0 | the network's own |
+//! | master | 1600 | no | 0 | the network's own |
+//!
+//! The two levels that sample their move name their policy temperature: a network
+//! trained with flattened priors (`search.policy_temperature` 2) spreads 8 or 64
+//! simulations so evenly that sampling by visits plays almost at random (`novice` fell
+//! from about alpha-beta depth 6 to below depth 2 with such a network).
 
 /// A playing strength: search budget and randomness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -33,6 +38,15 @@ impl Level {
             Level::Amateur => (64, true, 0.5),
             Level::Strong => (400, false, 0.0),
             Level::Master => (1600, false, 0.0),
+        }
+    }
+
+    /// The policy softmax temperature the level searches with, where it names one
+    /// (`None`: the one the network was trained with, from its manifest).
+    pub fn policy_temperature(self) -> Option<f32> {
+        match self {
+            Level::Novice | Level::Amateur => Some(1.0),
+            Level::Strong | Level::Master => None,
         }
     }
 

@@ -428,6 +428,7 @@ fn search_job(
         simulations: l.max_sims,
         noise: false,
         temperature: 0.0,
+        policy_temperature: None,
         movetime: l.max_movetime,
     };
     let level = match (&r.level, r.sims, r.movetime_ms) {
@@ -441,6 +442,7 @@ fn search_job(
             job.simulations = sims.min(l.max_sims);
             job.noise = noise;
             job.temperature = t;
+            job.policy_temperature = level.policy_temperature();
             Some(level)
         }
         (None, None, None) => {
@@ -729,6 +731,9 @@ mod tests {
         assert_eq!((j.simulations, lv), (400, Some(Level::Strong)));
         let (j, _) = search_job(&req(Some("Novice"), None, None), g.clone(), &l).unwrap();
         assert!(j.noise && j.temperature == 1.0 && j.simulations == 8);
+        assert_eq!(j.policy_temperature, Some(1.0));
+        let (j, _) = search_job(&req(Some("master"), None, None), g.clone(), &l).unwrap();
+        assert_eq!((j.simulations, j.policy_temperature), (1600, None));
         let (j, lv) = search_job(&req(None, Some(50), Some(200)), g.clone(), &l).unwrap();
         assert_eq!((j.simulations, j.movetime.as_millis(), lv), (50, 200, None));
         for bad in [

@@ -31,6 +31,8 @@ pub struct SearchJob {
     pub noise: bool,
     /// Move choice temperature (0: the most visited move).
     pub temperature: f32,
+    /// Policy softmax temperature (`None`: the model's trained one).
+    pub policy_temperature: Option<f32>,
     /// Wall-clock cap of the search (already capped).
     pub movetime: Duration,
 }
@@ -242,7 +244,8 @@ impl Worker {
                         s.set_tablebase(self.tablebase.clone());
                         s
                     });
-                    Answer::Search(run_search(s, &j, self.seed))
+                    let t = j.policy_temperature.unwrap_or(self.cfg.policy_temperature);
+                    Answer::Search(run_search(s, &j, t, self.seed))
                 }
                 Work::Review(game, cfg) => Answer::Review(review(&game, evaluator.as_mut(), &cfg)),
                 Work::Solve(j) => {
@@ -264,13 +267,19 @@ impl Worker {
     }
 }
 
-/// One search of `job`, until its simulations are done or its time is up. Each request
-/// starts from an empty tree and the same random stream: the answer depends on the
-/// request alone, never on what this thread searched before, and its simulations are
-/// the ones asked for.
-fn run_search(search: &mut ParallelSearch, job: &SearchJob, seed: u64) -> SearchAnswer {
+/// One search of `job` with policy temperature `policy_t`, until its simulations are
+/// done or its time is up. Each request starts from an empty tree and the same random
+/// stream: the answer depends on the request alone, never on what this thread searched
+/// before, and its simulations are the ones asked for.
+fn run_search(
+    search: &mut ParallelSearch,
+    job: &SearchJob,
+    policy_t: f32,
+    seed: u64,
+) -> SearchAnswer {
     let started = Instant::now();
     let deadline = started + job.movetime;
+    search.set_policy_temperature(policy_t);
     search.clear();
     search.reseed(seed);
     search.set_game(&job.game);
@@ -326,6 +335,7 @@ mod tests {
             simulations: sims,
             noise: false,
             temperature: 0.0,
+            policy_temperature: None,
             movetime: Duration::from_secs(10),
         }
     }

@@ -3,7 +3,7 @@
 # alpha-beta with the shipped endgame tables (tablebases/abapa, up to 12 seeds) at depth
 # 12, and alpha-beta at 100 ms per move (a time anchor: its strength depends on the
 # machine, see README.md); then the shipped network against depth 16 (its games kept
-# apart in oware-abapa.jsonl, as rate-anchors.sh does). Resumable, like rate-anchors.sh.
+# apart in oware-abapa-v1.jsonl, as rate-anchors.sh does). Resumable, like rate-anchors.sh.
 set -e
 B=${B:-target/release/oware}
 D=experiments/recorded/anchors
@@ -17,8 +17,8 @@ nice -n 15 $B rate --pool $P --add alphabeta:movetime=100 --schedule gauntlet \
   --against alphabeta:depth=12 alphabeta:depth=14 --games-per-pair $G --threads 2 >/dev/null
 nice -n 15 $B rate --pool $P
 T=$(mktemp)
-cat $P $D/oware-abapa.jsonl > $T
-nice -n 15 $B rate --pool $T --add model:checkpoints/oware-abapa:sims=64 --schedule gauntlet \
+cat $P $D/oware-abapa-v1.jsonl > $T
+nice -n 15 $B rate --pool $T --add model:checkpoints/oware-abapa-v1:sims=64 --schedule gauntlet \
   --against alphabeta:depth=16 --games-per-pair $G --threads 2
-grep -F '"model:checkpoints/oware-abapa:sims=64"' $T > $D/oware-abapa.jsonl
+grep -F '"model:checkpoints/oware-abapa-v1:sims=64"' $T > $D/oware-abapa-v1.jsonl
 rm $T

@@ -468,6 +468,12 @@ impl ParallelSearch {
         &self.shared.cfg
     }
 
+    /// Sets the policy softmax temperature of the positions evaluated from now on;
+    /// those already in the tree keep theirs, so call it before [`Self::clear`].
+    pub fn set_policy_temperature(&mut self, t: f32) {
+        self.shared.cfg.policy_temperature = t;
+    }
+
     /// Worker threads.
     pub fn threads(&self) -> usize {
         self.workers.len()
@@ -664,6 +670,30 @@ mod tests {
             };
             let evs: Vec<Box<dyn Evaluator>> = vec![Box::new(Skewed)];
             let mut s = ParallelSearch::new(cfg, RuleSet::abapa(), evs, 4, 1000, 7);
+            s.run(100, false, |_| true);
+            let got = s.tree().root_and_done().0.raw_prior;
+            let want = tempered(SKEW, t);
+            for a in 0..6 {
+                assert!(
+                    (got[a] - want[a]).abs() < 1e-5,
+                    "t {t}: {got:?} vs {want:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_policy_temperature_set_between_searches_reaches_the_next() {
+        use crate::search::mcts::tests::{SKEW, Skewed, tempered};
+        let cfg = MctsConfig {
+            policy_temperature: 2.0,
+            ..MctsConfig::default().anytime(1, true)
+        };
+        let evs: Vec<Box<dyn Evaluator>> = vec![Box::new(Skewed)];
+        let mut s = ParallelSearch::new(cfg, RuleSet::abapa(), evs, 4, 1000, 7);
+        for t in [1.0f32, 2.0, 1.0] {
+            s.set_policy_temperature(t);
+            s.clear();
             s.run(100, false, |_| true);
             let got = s.tree().root_and_done().0.raw_prior;
             let want = tempered(SKEW, t);
