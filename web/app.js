@@ -8,10 +8,10 @@ const RULES = ['abapa', 'awari', 'grand-slam-captures', 'ouril', 'traditional'];
 const LEVELS = ['novice', 'amateur', 'strong', 'master'];
 // What each level is, and how strong (README, "Play and study"; experiments/recorded/levels/).
 const LEVEL_NOTES = {
-  novice: 'novice: 8 simulations a move, moves drawn at random by their visits; about as strong as alpha-beta searching 6 plies (rated about +1000 on the README\'s scale, where alpha-beta at depth 1 is 0).',
-  amateur: 'amateur: 64 simulations, some randomness; stronger than alpha-beta at depth 10 (+18 =0 −2 against it; depth 10 is rated +1604).',
-  strong: 'strong: 400 simulations, always the most visited move; rated about +2600 (alpha-beta at depth 16: +2152).',
-  master: 'master: 1 600 simulations, always the most visited move; rated about +2700, and scores 61% against strong.',
+  novice: 'novice: 8 simulations a move, moves drawn at random by their visits; about as strong as alpha-beta searching 3 plies (rated about +400 on the README\'s scale, where alpha-beta at depth 1 is 0).',
+  amateur: 'amateur: 64 simulations, some randomness; stronger than alpha-beta at depth 10 (+14 =0 −6 against it; depth 10 is rated +1604).',
+  strong: 'strong: 400 simulations, always the most visited move; rated about +2600 (alpha-beta at depth 16: +2162).',
+  master: 'master: 1 600 simulations, always the most visited move; rated about +2700, and scores 58% against strong.',
 };
 const ENGINE_SIMS = 800;
 const $ = (sel) => document.querySelector(sel);
