@@ -660,49 +660,44 @@ mod tests {
         assert!(c.prunes > 0 && c.nodes <= c.capacity, "{c:?}");
     }
 
+    /// A searcher over the skewed test evaluator with policy temperature `t`.
+    fn skewed_search(t: f32) -> ParallelSearch {
+        let cfg = MctsConfig {
+            policy_temperature: t,
+            ..MctsConfig::default().anytime(1, true)
+        };
+        let evs: Vec<Box<dyn Evaluator>> = vec![Box::new(crate::search::mcts::tests::Skewed)];
+        ParallelSearch::new(cfg, RuleSet::abapa(), evs, 4, 1000, 7)
+    }
+
+    /// Runs `s` and checks that its root's priors are the skewed ones at temperature `t`.
+    fn assert_root_tempered(s: &mut ParallelSearch, t: f32) {
+        use crate::search::mcts::tests::{SKEW, tempered};
+        s.run(100, false, |_| true);
+        let got = s.tree().root_and_done().0.raw_prior;
+        let want = tempered(SKEW, t);
+        for a in 0..6 {
+            assert!(
+                (got[a] - want[a]).abs() < 1e-5,
+                "t {t}: {got:?} vs {want:?}"
+            );
+        }
+    }
+
     #[test]
     fn the_policy_temperature_reaches_the_shared_tree() {
-        use crate::search::mcts::tests::{SKEW, Skewed, tempered};
         for t in [1.0f32, 2.0] {
-            let cfg = MctsConfig {
-                policy_temperature: t,
-                ..MctsConfig::default().anytime(1, true)
-            };
-            let evs: Vec<Box<dyn Evaluator>> = vec![Box::new(Skewed)];
-            let mut s = ParallelSearch::new(cfg, RuleSet::abapa(), evs, 4, 1000, 7);
-            s.run(100, false, |_| true);
-            let got = s.tree().root_and_done().0.raw_prior;
-            let want = tempered(SKEW, t);
-            for a in 0..6 {
-                assert!(
-                    (got[a] - want[a]).abs() < 1e-5,
-                    "t {t}: {got:?} vs {want:?}"
-                );
-            }
+            assert_root_tempered(&mut skewed_search(t), t);
         }
     }
 
     #[test]
     fn a_policy_temperature_set_between_searches_reaches_the_next() {
-        use crate::search::mcts::tests::{SKEW, Skewed, tempered};
-        let cfg = MctsConfig {
-            policy_temperature: 2.0,
-            ..MctsConfig::default().anytime(1, true)
-        };
-        let evs: Vec<Box<dyn Evaluator>> = vec![Box::new(Skewed)];
-        let mut s = ParallelSearch::new(cfg, RuleSet::abapa(), evs, 4, 1000, 7);
+        let mut s = skewed_search(2.0);
         for t in [1.0f32, 2.0, 1.0] {
             s.set_policy_temperature(t);
             s.clear();
-            s.run(100, false, |_| true);
-            let got = s.tree().root_and_done().0.raw_prior;
-            let want = tempered(SKEW, t);
-            for a in 0..6 {
-                assert!(
-                    (got[a] - want[a]).abs() < 1e-5,
-                    "t {t}: {got:?} vs {want:?}"
-                );
-            }
+            assert_root_tempered(&mut s, t);
         }
     }
 
