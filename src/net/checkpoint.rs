@@ -740,10 +740,14 @@ mod tests {
 
     #[test]
     fn manifests_without_search_settings_mean_the_defaults() {
-        // The shipped checkpoint predates the field: it loads, with today's defaults.
-        let m = read_manifest(&default_model_path()).unwrap();
+        // v1 (shipped until 2026-12-04) predates the field: it loads, with today's
+        // defaults; the shipped network records the settings it was trained with.
+        let v1 = default_model_path().with_file_name("oware-abapa-v1");
+        let m = read_manifest(&v1).unwrap();
         assert_eq!(m.search, None);
         assert_eq!(m.search_settings(), MctsConfig::default());
+        let shipped = read_manifest(&default_model_path()).unwrap();
+        assert_eq!(shipped.search_settings().policy_temperature, 2.0);
         // Recorded settings survive the JSON round trip; an unknown key is still refused.
         let mut m2 = m.clone();
         m2.search = Some(MctsConfig {
