@@ -707,7 +707,8 @@ fn a_link_or_a_record_never_moves_for_anyone_in_chromium() {
     assert_eq!(moves_listed(b), 1, "{}", b.text("#status"));
 }
 
-/// The study tools on a desktop and on a phone (390 × 844): a variation with a mark, a
+/// The study tools on a desktop and on a phone (390 × 844): the engine searching on,
+/// deeper each time, with every legal move listed; a variation with a mark, a
 /// comment and a drawing (a right-drag and a right click on the desktop, taps in drawing
 /// mode on the phone), kept through the link and a reload; promote; the position's text
 /// and its copy; flip; a study file loaded, written back as it came, and replayed by
@@ -751,6 +752,28 @@ fn study_tools(b: &Browser, srv: &Server, phone: bool) {
         "",
         "a game alone needs no study in its link"
     );
+    // Search on: deeper searches up to the server's most (3 200 simulations), every
+    // legal move listed; then off again.
+    b.click("#engine-deep");
+    b.wait_for(
+        "return document.querySelector('#lines').dataset.sims === '3200';",
+        120,
+        "the search at 3 200 simulations",
+    );
+    assert!(
+        b.text("#engine-label").contains("the server's most"),
+        "{}",
+        b.text("#engine-label")
+    );
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelectorAll('#lines li.line').length === \
+                    document.querySelectorAll('#board .pit.legal').length;"
+        ),
+        true
+    );
+    b.click("#engine-deep");
     b.click("#first-ply");
     b.wait_idle();
     b.click("#next-ply");
@@ -996,6 +1019,7 @@ fn study_tools(b: &Browser, srv: &Server, phone: bool) {
     b.click(&format!(".pit[data-letter='{best}']"));
     b.wait_idle();
     assert_eq!(state(b), "solved", "{}", b.text("#learn-text"));
+    b.exec("window.scrollTo(0, 0);", json!([]));
     b.screenshot(&dir.join(if phone {
         "phone-review.png"
     } else {

@@ -36,6 +36,10 @@ let drawFrom = null;
 // The latest move on the board; older ones are dropped.
 let navToken = 0;
 let engineOn = true;
+// Search on: each answer is followed by a search twice as large, up to the server's most
+// simulations (`maxSims`, from /health).
+let deep = false;
+let maxSims = ENGINE_SIMS;
 // The endgame trainer: {side, from, slipped}, or null.
 let trainer = null;
 
@@ -206,7 +210,10 @@ export async function onAnalysisPit(letter) {
   });
 }
 
-function refreshEngine() {
+// A number as the page writes it: 3 200.
+const count = (n) => String(n).replace(/\B(?=(\d{3})+$)/g, ' ');
+
+function refreshEngine(sims = ENGINE_SIMS) {
   const pos = A.cur.pos;
   const lines = $('#lines');
   const tables = $('#tables');
@@ -223,19 +230,30 @@ function refreshEngine() {
     tables.classList.add('hidden');
     return;
   }
-  lines.replaceChildren(el('li', 'muted', 'Searching…'));
-  lines.dataset.fen = '';
+  // A deeper search leaves the last one's lines in view until it answers.
+  if (sims === ENGINE_SIMS) {
+    lines.replaceChildren(el('li', 'muted', 'Searching…'));
+    lines.dataset.fen = '';
+    lines.dataset.sims = '';
+  }
   const body = { fen: A.start, moves: pathOf(A.cur), rules: A.rules };
-  evaluate(body, pos, ENGINE_SIMS, (b) => showEngine(b, pos));
+  evaluate(body, pos, sims, (b) => {
+    showEngine(b, pos, sims);
+    if (deep && engineOn && b && !b.error && sims < maxSims && A.cur.pos === pos) refreshEngine(Math.min(2 * sims, maxSims));
+  });
 }
 
-function showEngine(b, pos) {
+function showEngine(b, pos, sims) {
   const lines = $('#lines');
   const tables = $('#tables');
   if (!b || b.error) {
     lines.replaceChildren(el('li', 'error', b ? b.error : ''));
     return;
   }
+  $('#engine-label').textContent = !deep ? `Engine: ${count(ENGINE_SIMS)} simulations a position`
+    : sims < maxSims ? `Engine: ${count(sims)} simulations; searching on with ${count(Math.min(2 * sims, maxSims))}…`
+      : `Engine: ${count(sims)} simulations, the server's most (oware serve --max-sims sets it)`;
+  lines.dataset.sims = String(sims);
   const v = pos.to_move === 'S' ? b.value : -b.value;
   drawEvalBar(v);
   lines.replaceChildren();
@@ -349,8 +367,10 @@ export function studyParams(q) {
 }
 
 // A study a link gives (`q`): kept for the tab, and the game it starts from, or an error
-// in words. Returns {start, moves} of its main line, or {error}.
-export function initStudy(q, rules) {
+// in words. Returns {start, moves} of its main line, or {error}. `health` (the /health
+// answer, or null) gives the server's limits.
+export function initStudy(q, rules, health) {
+  if (health) maxSims = health.limits.max_sims;
   flipped = q.get('flip') === '1';
   const text = q.get('study');
   if (!text) return {};
@@ -534,6 +554,7 @@ export function bindAnalysis() {
     guarded(() => goTo(n.parent));
   });
   $('#engine-on').addEventListener('change', (e) => { engineOn = e.target.checked; if (A) refreshEngine(); });
+  $('#engine-deep').addEventListener('change', (e) => { deep = e.target.checked; if (A && activeTab() === 'analysis') refreshEngine(); });
   $('#play-here').addEventListener('click', () => playFromHere());
   $('#edit-position').addEventListener('click', () => startEditor(A.cur.pos, A.rules, usePosition));
   $('#trainer-stop').addEventListener('click', stopTrainer);

@@ -78,7 +78,7 @@ async function init() {
   if (!isFen(start)) start = START;
   let moves = q.get('moves') || '';
   // A study without the game: the game is the study's main line.
-  const study = initStudy(q, game().rules);
+  const study = initStudy(q, game().rules, health);
   if (study.start !== undefined && !q.has('moves')) [start, moves] = [study.start, study.moves];
   const tab = q.get('tab');
   await initGame(q, start, moves, !tab || tab === 'play');
