@@ -923,6 +923,15 @@ fn study_tools(b: &Browser, srv: &Server, phone: bool) {
         ),
         3
     );
+    // Save file downloads that text (no error said).
+    b.click("#study-save");
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelector('#status').classList.contains('error');"
+        ),
+        false
+    );
     b.click("#last-ply");
     b.wait_idle();
     // `oware replay` reads the file's main line to the position the board shows.

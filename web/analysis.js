@@ -16,7 +16,7 @@ import {
   annotated, childOf, cleanComment, mainLine, mainMoves, newTree, parseStudy, pathOf, promote, studyText,
 } from './tree.js';
 import {
-  $, RULES, START, activeTab, changed, el, guarded, isBusy, openTab, other, pct, plural, say, sideName, sideOf,
+  $, RULES, START, activeTab, changed, download, el, guarded, isBusy, openTab, other, pct, plural, say, sideName, sideOf,
 } from './ui.js';
 
 const ENGINE_SIMS = 800;
@@ -477,15 +477,6 @@ async function loadStudy(text) {
   $('#analysis-status').textContent = 'Study loaded: click a move, or step through it with ▶.';
 }
 
-function saveStudy() {
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(new Blob([studyFile()], { type: 'text/plain' }));
-  a.download = 'oware-study.txt';
-  document.body.appendChild(a);
-  a.click();
-  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
-}
-
 async function copyFen() {
   const f = $('#fen');
   try {
@@ -564,7 +555,7 @@ export function bindAnalysis() {
   $('#draw-toggle').addEventListener('click', () => { drawing = !drawing; drawFrom = null; if (A) drawAnalysis(); });
   $('#flip').addEventListener('click', () => { flipped = !flipped; changed(); if (A) drawAnalysis(); });
   $('#copy-fen').addEventListener('click', copyFen);
-  $('#study-save').addEventListener('click', saveStudy);
+  $('#study-save').addEventListener('click', () => download('oware-study.txt', studyFile()));
   $('#study-load').addEventListener('click', () => guarded(() => loadStudy($('#study-text').value)));
   $('#study-file').addEventListener('change', async (e) => {
     const f = e.target.files[0];

@@ -4,7 +4,7 @@
 import { api, evaluate } from './api.js';
 import { animateMove, describePly, drawBoard, drawEvalBar, tablesWords } from './board.js';
 import {
-  $, START, RULES, LEVELS, activeTab, ask, changed, el, guarded, isBusy, other, pct, plural, say,
+  $, START, RULES, LEVELS, activeTab, ask, changed, download, el, guarded, isBusy, other, pct, plural, say,
   sideOf,
 } from './ui.js';
 
@@ -252,15 +252,6 @@ async function changeSetting(what, apply, revert) {
   await newGame();
 }
 
-function saveRecord() {
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(new Blob([recordText()], { type: 'text/plain' }));
-  a.download = 'oware-game.txt';
-  document.body.appendChild(a);
-  a.click();
-  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
-}
-
 // A record: `# Key: value` headers, then a line of moves, after `start;` if any.
 function parseRecord(text) {
   const headers = {};
@@ -342,7 +333,7 @@ export function bindPlay() {
   $('#undo').addEventListener('click', () => undo());
   $('#redo').addEventListener('click', () => redo());
   $('#hint').addEventListener('click', () => hint());
-  $('#save').addEventListener('click', saveRecord);
+  $('#save').addEventListener('click', () => download('oware-game.txt', recordText()));
   $('#load').addEventListener('click', () => loadRecord($('#record').value));
   $('#record-file').addEventListener('change', async (e) => {
     const f = e.target.files[0];

@@ -36,6 +36,16 @@ export function el(tag, cls, text) {
   return e;
 }
 
+// Saves `text` as the file `name` (the browser's download).
+export function download(name, text) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([text], { type: 'text/plain' }));
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+}
+
 export function say(text, cls) {
   const e = $('#status');
   e.textContent = text;
