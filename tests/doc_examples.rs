@@ -243,11 +243,12 @@ oware perft --depth 2
 }
 
 /// The pages with shell examples; every one has its test below.
-const PAGES: [&str; 8] = [
+const PAGES: [&str; 9] = [
     "README.md",
     "docs/engine-protocol.md",
     "docs/formats.md",
     "docs/http-api.md",
+    "docs/notation.md",
     "docs/playing.md",
     "docs/rating.md",
     "docs/tablebase.md",
@@ -306,23 +307,28 @@ fn http_api() {
 }
 
 #[test]
-fn playing() {
+fn notation() {
     run_page(PAGES[4]);
 }
 
 #[test]
-fn rating() {
+fn playing() {
     run_page(PAGES[5]);
 }
 
 #[test]
-fn tablebase() {
+fn rating() {
     run_page(PAGES[6]);
 }
 
 #[test]
-fn training() {
+fn tablebase() {
     run_page(PAGES[7]);
+}
+
+#[test]
+fn training() {
+    run_page(PAGES[8]);
 }
 
 /// The ratings the README's "Measured" table gives for the anchor pool are what the

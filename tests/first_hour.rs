@@ -223,6 +223,29 @@ fn replay_numbers_games_and_plies_from_one_and_fails_on_any_bad_game() {
     assert_eq!(code, 0, "{err}");
 }
 
+/// A study file (docs/notation.md, "Study files"): `oware replay` replays its main line,
+/// as if the variations, comments, drawings and marks were not there.
+#[test]
+fn replay_reads_a_study_files_main_line() {
+    let study = "# Event: oware-zero study\n# Rules: abapa\n\
+                 {Start; the #1 opening} Ff! {the centre} [F>f C] (E?! {passive} a) Be?? (Bc (Bd)) Ca\n\
+                 0-0-8-0-0-1-1-1-1-1-2-3-15-15-S; C!? {a comment (with brackets)} (D)\n";
+    let (code, out, err) = oware_with_input(&["replay"], study);
+    assert_eq!(code, 0, "{err}");
+    let (code, plain, _) =
+        oware_with_input(&["replay"], "FfBeCa\n0-0-8-0-0-1-1-1-1-1-2-3-15-15-S;C\n");
+    assert_eq!(code, 0);
+    assert_eq!(out, plain);
+    // A variation left open is an error of that game, at ply 0.
+    let (code, out, err) = oware_with_input(&["replay"], "Ff (Bc\nFf\n");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.lines().next().unwrap().contains("without its ')'"),
+        "{out}"
+    );
+    assert!(err.contains("1 of 2 games had an error (game 1)"), "{err}");
+}
+
 #[test]
 fn search_json_has_the_time_and_perft_has_headers() {
     let (code, out, _) = oware(&["search", "--depth", "6", "--json"]);

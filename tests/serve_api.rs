@@ -117,12 +117,21 @@ fn health_position_and_bad_requests() {
     let mut r = a.get(srv.url("/")).call().unwrap();
     assert_eq!(r.status().as_u16(), 200);
     let html = r.body_mut().read_to_string().unwrap();
-    assert!(html.contains("<script src=\"/app.js\""));
+    assert!(html.contains("<script type=\"module\" src=\"/app.js\""));
+    // Every module in web/ is served as JavaScript (a browser runs no module served
+    // otherwise).
+    for f in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/web")).unwrap() {
+        let name = f.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".js") {
+            let r = a.get(srv.url(&format!("/{name}"))).call().unwrap();
+            assert_eq!(
+                r.headers()["content-type"],
+                "text/javascript; charset=utf-8",
+                "{name}"
+            );
+        }
+    }
     let r = a.get(srv.url("/app.js")).call().unwrap();
-    assert_eq!(
-        r.headers()["content-type"],
-        "text/javascript; charset=utf-8"
-    );
     assert!(
         r.headers()["content-security-policy"]
             .to_str()

@@ -225,7 +225,10 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
     };
     let mut steps = 1;
     while state(b) == "going" {
-        let moves = b.exec("return S.pzMoves;", json!([]));
+        let moves = b.exec(
+            "return document.querySelector('#pane-puzzles').dataset.moves;",
+            json!([]),
+        );
         let body = json!({"fen": puzzle["fen"], "moves": moves, "depth": puzzle["plies"]});
         let (_, s) = serve_support::post(&agent(), &srv.url("/api/v1/solve"), &body.to_string());
         let win = s["moves"]
@@ -702,4 +705,337 @@ fn a_link_or_a_record_never_moves_for_anyone_in_chromium() {
         std::thread::sleep(Duration::from_millis(100));
     }
     assert_eq!(moves_listed(b), 1, "{}", b.text("#status"));
+}
+
+/// The study tools on a desktop and on a phone (390 × 844): the engine searching on,
+/// deeper each time, with every legal move listed; a variation with a mark, a
+/// comment and a drawing (a right-drag and a right click on the desktop, taps in drawing
+/// mode on the phone), kept through the link and a reload; promote; the position's text
+/// and its copy; flip; a study file loaded, written back as it came, and replayed by
+/// `oware replay`; the review's grades in the tree, each side's accuracy, the graph beside
+/// the board and "learn from the mistakes".
+#[test]
+fn study_tools_on_a_desktop_and_a_phone_in_chromium() {
+    let srv = Server::start(&["--puzzles", "0", "--searchers", "2"]);
+    for phone in [false, true] {
+        let start = || {
+            if phone {
+                Browser::start_phone(390, 844)
+            } else {
+                Browser::start(1300, 900)
+            }
+        };
+        let Some(browser) = browser_or_skip(start) else {
+            return;
+        };
+        study_tools(&browser, &srv, phone);
+    }
+}
+
+fn study_tools(b: &Browser, srv: &Server, phone: bool) {
+    let dir = shots();
+    let fen = |b: &Browser| js(b, "return document.querySelector('#board').dataset.fen;");
+    let study_param = |b: &Browser| {
+        js(
+            b,
+            "return new URLSearchParams(location.search).get('study') || '';",
+        )
+        .as_str()
+        .unwrap()
+        .to_string()
+    };
+    // A variation at move 3, marked, commented and drawn on.
+    b.goto(&srv.url("/?moves=FfBeCa&tab=analysis&anim=0"));
+    b.wait_idle();
+    assert_eq!(
+        study_param(b),
+        "",
+        "a game alone needs no study in its link"
+    );
+    // Search on: deeper searches up to the server's most (3 200 simulations), every
+    // legal move listed; then off again.
+    b.click("#engine-deep");
+    b.wait_for(
+        "return document.querySelector('#lines').dataset.sims === '3200';",
+        120,
+        "the search at 3 200 simulations",
+    );
+    assert!(
+        b.text("#engine-label").contains("the server's most"),
+        "{}",
+        b.text("#engine-label")
+    );
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelectorAll('#lines li.line').length === \
+                    document.querySelectorAll('#board .pit.legal').length;"
+        ),
+        true
+    );
+    b.click("#engine-deep");
+    b.click("#first-ply");
+    b.wait_idle();
+    b.click("#next-ply");
+    b.click("#next-ply");
+    b.wait_idle();
+    b.click(".pit[data-letter='C']");
+    b.wait_idle();
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelectorAll('#tree .var .mv').length;"
+        ),
+        1
+    );
+    b.click("#marks .mark[data-mark='!?']");
+    b.exec(
+        "const c = document.querySelector('#comment'); c.value = arguments[0]; \
+         c.dispatchEvent(new Event('input'));",
+        json!(["a quieter try"]),
+    );
+    assert_eq!(b.text("#tree .var .mv.cur"), "3.C!?");
+    assert_eq!(b.text("#tree .var .comment"), "a quieter try");
+    if phone {
+        b.click("#draw-toggle");
+        for pit in ["B", "e", "D", "D"] {
+            b.click(&format!(".pit[data-letter='{pit}']"));
+        }
+        b.click("#draw-toggle");
+    } else {
+        // A right-drag from B to e, and a right click on D.
+        b.exec(
+            "const at = (l) => { const r = document.querySelector(`.pit[data-letter='${l}']`).getBoundingClientRect(); \
+               return { clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, button: 2, bubbles: true }; }; \
+             const fire = (l, kind) => document.querySelector(`.pit[data-letter='${l}']`).dispatchEvent(new PointerEvent(kind, at(l))); \
+             fire('B', 'pointerdown'); fire('e', 'pointerup'); fire('D', 'pointerdown'); fire('D', 'pointerup');",
+            json!([]),
+        );
+    }
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelectorAll(\"#shapes line.arrow[data-from='B'][data-to='e']\").length + \
+                    document.querySelectorAll(\"#shapes circle.ring[data-pit='D']\").length;"
+        ),
+        2,
+        "the arrow and the circle are not drawn"
+    );
+    let study = study_param(b);
+    assert_eq!(study, "FfB (C!? {a quieter try} [B>e D]) eCa", "{study}");
+    // The position's text, its copy, and the board seen from North.
+    assert_eq!(
+        js(b, "return document.querySelector('#fen').value;"),
+        fen(b)
+    );
+    b.click("#copy-fen");
+    b.wait_for(
+        "return document.querySelector('#status').textContent.startsWith('Copied');",
+        10,
+        "the copy",
+    );
+    assert_eq!(
+        js(b, "return document.querySelector('#board').dataset.bottom;"),
+        "S"
+    );
+    b.click("#flip");
+    assert_eq!(
+        js(b, "return document.querySelector('#board').dataset.bottom;"),
+        "N"
+    );
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelector('#row-bottom .pit').dataset.letter;"
+        ),
+        "a"
+    );
+    b.screenshot(&dir.join(if phone {
+        "phone-study.png"
+    } else {
+        "study.png"
+    }));
+    if phone {
+        let wide = js(b, "return document.documentElement.scrollWidth;");
+        assert!(wide.as_u64().unwrap() <= 390, "the page is {wide} px wide");
+    }
+    // A reload keeps the study, the flip and the drawing.
+    let here = js(b, "return location.href;");
+    b.goto(here.as_str().unwrap());
+    b.wait_idle();
+    assert_eq!(study_param(b), study);
+    assert_eq!(
+        js(b, "return document.querySelector('#board').dataset.bottom;"),
+        "N"
+    );
+    assert_eq!(b.text("#tree .var .comment"), "a quieter try");
+    js(b, "document.querySelector('#tree .var .mv').click();");
+    b.wait_idle();
+    assert_eq!(
+        js(b, "return document.querySelector('#shapes').dataset.n;"),
+        "2"
+    );
+    // Promote: the variation becomes the main line, the old main line a variation.
+    b.click("#promote");
+    let main: Vec<String> = serde_json::from_value(js(
+        b,
+        "return [...document.querySelectorAll('#tree > .mv')].map(e => e.textContent);",
+    ))
+    .unwrap();
+    assert_eq!(main, ["1.F", "f", "3.C!?"]);
+    assert_eq!(
+        study_param(b),
+        "Ff C!? {a quieter try} [B>e D] (BeCa)",
+        "the old main line is not the variation"
+    );
+
+    // A study file: loaded, written back as it came; a broken one is refused.
+    js(b, "document.querySelector('#study-box').open = true;");
+    let line = "{the opening} F f! {the centre} (e?! {passive} A) B [B>e C] eCa";
+    let load = |text: &str| {
+        b.exec(
+            "document.querySelector('#study-text').value = arguments[0];",
+            json!([text]),
+        );
+        b.click("#study-load");
+        b.wait_idle();
+    };
+    load("# Event: a test\n# Rules: abapa\nFf (Bc\n");
+    assert!(
+        b.text("#status").contains("not closed"),
+        "{}",
+        b.text("#status")
+    );
+    load("FF\n");
+    assert!(
+        b.text("#status").contains("could not be loaded"),
+        "{}",
+        b.text("#status")
+    );
+    load(&format!("# Event: a test\n# Rules: abapa\n{line}\n"));
+    let text = js(b, "return document.querySelector('#study-text').value;");
+    let text = text.as_str().unwrap();
+    assert_eq!(text.lines().last(), Some(line), "{text}");
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelectorAll('#tree .comment').length;"
+        ),
+        3
+    );
+    // Save file downloads that text (no error said).
+    b.click("#study-save");
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelector('#status').classList.contains('error');"
+        ),
+        false
+    );
+    b.click("#last-ply");
+    b.wait_idle();
+    // `oware replay` reads the file's main line to the position the board shows.
+    let mut replay = std::process::Command::new(env!("CARGO_BIN_EXE_oware"))
+        .arg("replay")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    replay
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = replay.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let out = String::from_utf8(out.stdout).unwrap();
+    let last: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(last["ply"], 6);
+    assert_eq!(last["fen"], fen(b));
+
+    // The review: grades in the tree, each side's accuracy, the graph beside the board,
+    // then the one slip played again.
+    let (start, moves) = ("1-1-1-1-2-3-1-1-8-0-0-0-14-15-S", "Ac");
+    b.goto(&srv.url(&format!(
+        "/?tab=analysis&start={start}&moves={moves}&anim=0"
+    )));
+    b.wait_idle();
+    b.click("#analyze");
+    b.wait_idle();
+    let body = json!({"fen": start, "moves": moves}).to_string();
+    let (_, rv) = serve_support::post(&agent(), &srv.url("/api/v1/analyze"), &body);
+    let slip = &rv["plies"][0];
+    assert_eq!(slip["grade"], "blunder", "{rv}");
+    assert_eq!(b.text("#tree .mv[data-grade='blunder'] .grade-mark"), "??");
+    for side in ["S", "N"] {
+        let losses: Vec<f64> = rv["plies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["side"] == side)
+            .map(|p| p["loss"].as_f64().unwrap())
+            .collect();
+        let acc = losses
+            .iter()
+            .map(|l| (103.1668 * (-0.04354 * 50.0 * l).exp() - 3.1669).clamp(0.0, 100.0))
+            .sum::<f64>()
+            / losses.len() as f64;
+        let shown = js(
+            b,
+            &format!(
+                "return document.querySelector(\"#summary .side-summary[data-side='{side}']\").dataset.accuracy;"
+            ),
+        );
+        let shown: f64 = shown.as_str().unwrap().parse().unwrap();
+        assert!((shown - acc).abs() < 0.051, "{side}: {shown} shown, {acc}");
+    }
+    assert!(b.text("#summary").contains("accuracy"));
+    let graph = js(
+        b,
+        "const g = document.querySelector('#graph'); \
+         return [g.getBoundingClientRect().width > 0, g.closest('#board-area') !== null];",
+    );
+    assert_eq!(graph, json!([true, true]), "the graph is not by the board");
+    if !phone {
+        // On a wide screen the graph is in view with the board, beside the panel.
+        let r = js(
+            b,
+            "const g = document.querySelector('#graph').getBoundingClientRect(); \
+             const p = document.querySelector('#panel').getBoundingClientRect(); \
+             return g.bottom <= window.innerHeight && g.right <= p.left;",
+        );
+        assert_eq!(r, true, "the graph is not beside the board");
+    }
+    b.click("#learn");
+    b.wait_idle();
+    let task = b.text("#learn-text");
+    assert!(
+        task.contains("Position 1 of 1") && task.contains("South played A"),
+        "{task}"
+    );
+    let state = |b: &Browser| {
+        js(
+            b,
+            "return document.querySelector('#learn-text').dataset.state;",
+        )
+    };
+    b.click(".pit[data-letter='A']");
+    b.wait_idle();
+    assert_eq!(state(b), "wrong", "{}", b.text("#learn-text"));
+    let best = slip["best"].as_str().unwrap();
+    b.click(&format!(".pit[data-letter='{best}']"));
+    b.wait_idle();
+    assert_eq!(state(b), "solved", "{}", b.text("#learn-text"));
+    b.exec("window.scrollTo(0, 0);", json!([]));
+    b.screenshot(&dir.join(if phone {
+        "phone-review.png"
+    } else {
+        "study-review.png"
+    }));
+    if phone {
+        let wide = js(b, "return document.documentElement.scrollWidth;");
+        assert!(wide.as_u64().unwrap() <= 390, "the page is {wide} px wide");
+    }
 }

@@ -1,5 +1,8 @@
 //! `oware replay`: validates game records, one JSON line per position.
 //!
+//! A line may be a study's (docs/notation.md, "Study files"): its main line is replayed,
+//! its variations, comments, drawings and move marks are left out.
+//!
 //! Games are numbered from 1 in input order (blank and comment-only lines do not count);
 //! `ply` is the number of moves played, so the start is ply 0 and the k-th move leads to
 //! ply k. An error line names the game and the ply the bad move would have made (0 for a
@@ -45,12 +48,68 @@ fn state_json(i: usize, g: &Game) -> Value {
     })
 }
 
+/// A line without its comment: the text from a `#` on, unless the `#` is inside a
+/// study's `{comment}`.
+fn strip_comment(line: &str) -> &str {
+    let mut in_comment = false;
+    for (i, c) in line.char_indices() {
+        match c {
+            '{' => in_comment = true,
+            '}' => in_comment = false,
+            '#' if !in_comment => return &line[..i],
+            _ => {}
+        }
+    }
+    line
+}
+
+/// The main line of a line's moves: a study's variations `( … )`, comments `{ … }`,
+/// drawings `[ … ]` and move marks (`!`, `?`, `!?`, …) left out. Plain moves come back
+/// as they are.
+fn main_line(moves: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    let mut chars = moves.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth
+                    .checked_sub(1)
+                    .ok_or("a ')' that closes no variation")?
+            }
+            '{' | '[' => {
+                let close = if c == '{' { '}' } else { ']' };
+                if !chars.any(|x| x == close) {
+                    return Err(format!("a '{c}' without its '{close}'"));
+                }
+            }
+            '!' | '?' => {}
+            _ if depth > 0 => {}
+            _ => out.push(c),
+        }
+    }
+    if depth > 0 {
+        return Err("a variation '(' without its ')'".into());
+    }
+    Ok(out)
+}
+
 /// Replays one line, writing a JSON line per position (or an error line). Returns
 /// whether the game had an error.
 fn replay_line(i: usize, line: &str, rules: RuleSet, w: &mut impl Write) -> std::io::Result<bool> {
-    let (fen, moves) = match line.split_once(';') {
-        Some((f, m)) => (Some(f.trim()), m),
+    // The position ends at the first `;`, which comes before any comment.
+    let head = &line[..line.find('{').unwrap_or(line.len())];
+    let (fen, moves) = match head.find(';') {
+        Some(k) => (Some(line[..k].trim()), &line[k + 1..]),
         None => (None, line),
+    };
+    let moves = match main_line(moves) {
+        Ok(m) => m,
+        Err(e) => {
+            writeln!(w, "{}", json!({"game": i, "ply": 0, "error": e}))?;
+            return Ok(true);
+        }
     };
     let start = match fen {
         Some(f) => match f.parse::<Position>() {
@@ -92,10 +151,7 @@ pub fn run(a: Args) -> Result<()> {
     for line in stdin.lines() {
         let line = line?;
         // Text from `#` on is a comment (game records carry their result there).
-        let t = line
-            .split_once('#')
-            .map_or(line.as_str(), |(g, _)| g)
-            .trim();
+        let t = strip_comment(&line).trim();
         if t.is_empty() {
             continue;
         }

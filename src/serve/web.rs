@@ -5,8 +5,9 @@ use axum::extract::Path;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-/// (name, content type, body) of every file the app is made of.
-const FILES: [(&str, &str, &str); 4] = [
+/// (name, content type, body) of every file the app is made of: the page, its style, its
+/// JavaScript modules (`app.js` imports the others) and its icon.
+const FILES: [(&str, &str, &str); 13] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -17,17 +18,25 @@ const FILES: [(&str, &str, &str); 4] = [
         "text/css; charset=utf-8",
         include_str!("../../web/app.css"),
     ),
-    (
-        "app.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../web/app.js"),
-    ),
+    ("app.js", JS, include_str!("../../web/app.js")),
+    ("analysis.js", JS, include_str!("../../web/analysis.js")),
+    ("api.js", JS, include_str!("../../web/api.js")),
+    ("board.js", JS, include_str!("../../web/board.js")),
+    ("editor.js", JS, include_str!("../../web/editor.js")),
+    ("play.js", JS, include_str!("../../web/play.js")),
+    ("puzzles.js", JS, include_str!("../../web/puzzles.js")),
+    ("review.js", JS, include_str!("../../web/review.js")),
+    ("tree.js", JS, include_str!("../../web/tree.js")),
+    ("ui.js", JS, include_str!("../../web/ui.js")),
     (
         "favicon.svg",
         "image/svg+xml",
         include_str!("../../web/favicon.svg"),
     ),
 ];
+
+/// A module is served as JavaScript, or the browser refuses to run it.
+const JS: &str = "text/javascript; charset=utf-8";
 
 /// The page may load only its own files and talk only to its own server.
 const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; \

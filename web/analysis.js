@@ -1,0 +1,571 @@
+// The Analysis tab: a board to study positions on. The game's moves and variations make
+// a tree, a study: marks, comments and arrows and circles drawn on the board, kept in the
+// page's address and in a file (docs/notation.md, "Study files"). Beside it the engine's
+// lines and evaluation bar, the endgame tables, the endgame trainer, the position editor
+// and the review.
+
+import { api, evaluate } from './api.js';
+import { animateMove, describePly, drawBoard, drawEvalBar, finalWords, tablesWords } from './board.js';
+import { bindEditor, closeEditor, editing, startEditor } from './editor.js';
+import { game, playFrom } from './play.js';
+import {
+  analyze, bindReview, clearReview, drawGraphCursor, drawReview, forgetReview, isCurrent, learnTry, learning,
+  reviewAfter,
+} from './review.js';
+import {
+  annotated, childOf, cleanComment, mainLine, mainMoves, newTree, parseStudy, pathOf, promote, studyText,
+} from './tree.js';
+import {
+  $, RULES, START, activeTab, changed, download, el, guarded, isBusy, openTab, other, pct, plural, say, sideName, sideOf,
+} from './ui.js';
+
+const ENGINE_SIMS = 800;
+// Lines with fewer visits show no score.
+const FEW_VISITS = 10;
+
+// The board's tree (see tree.js), with `synced`: the game played (rules;start;moves) it
+// last followed. Null until the tab is first opened; `pending`: a study a link gave, for
+// then.
+let A = null;
+let pending = null;
+// The board seen from the other side; drawing mode (a tap on a pit draws, for phones);
+// the pit a drawing starts from.
+let flipped = false;
+let drawing = false;
+let drawFrom = null;
+// The latest move on the board; older ones are dropped.
+let navToken = 0;
+let engineOn = true;
+// Search on: each answer is followed by a search twice as large, up to the server's most
+// simulations (`maxSims`, from /health).
+let deep = false;
+let maxSims = ENGINE_SIMS;
+// The endgame trainer: {side, from, slipped}, or null.
+let trainer = null;
+
+async function ensurePos(node) {
+  if (!node.pos) node.pos = await api('position', { fen: A.start, moves: pathOf(node), rules: A.rules });
+  return node.pos;
+}
+
+const gameKey = () => { const g = game(); return [g.rules, g.start, g.moves].join(';'); };
+
+// The analysis board follows the game played: a study stays as it is while the game is
+// the one it followed; moves played on after the tree's main line extend it; another
+// game starts a new tree.
+function syncTree() {
+  const g = game();
+  const key = gameKey();
+  if (pending) [A, pending] = [pending, null];
+  else if (A && A.synced === key) return;
+  else if (A && A.start === g.start && A.rules === g.rules && (g.moves.startsWith(mainMoves(A)) || mainMoves(A).startsWith(g.moves))) {
+    let n = mainLine(A).pop();
+    for (const m of g.moves.slice(mainMoves(A).length)) n = childOf(n, m);
+  } else A = newTree(g.start, g.moves, g.rules);
+  A.synced = key;
+}
+
+// The side at the bottom of the board.
+const bottom = () => (flipped ? other(game().human) : game().human);
+
+async function goTo(node, animate) {
+  if (!node) return;
+  const tree = A;
+  const prev = tree.cur;
+  const token = ++navToken;
+  await ensurePos(node);
+  // A later click was answered first: its position stays on the board.
+  if (token !== navToken || A !== tree) return;
+  tree.cur = node;
+  if (animate && node.parent === prev && prev.pos) {
+    const ply = node.pos.plies[node.pos.plies.length - 1];
+    await animateMove(prev.pos, node.move, node.pos, ply, { bottom: bottom(), fen: node.pos.fen });
+    if (token !== navToken) return;
+  }
+  drawAnalysis();
+  refreshEngine();
+}
+
+function drawAnalysis() {
+  const node = A.cur;
+  const pos = node.pos;
+  const marks = {};
+  const r = reviewAfter(node);
+  if (r) {
+    if (r.best === r.move) marks[r.move] = ['played best', 'played · best'];
+    else { marks[r.move] = ['played', 'played']; marks[r.best] = ['best', 'better']; }
+  } else if (node.move) marks[node.move] = ['last', ''];
+  if (drawFrom) marks[drawFrom] = ['draw-from', ''];
+  drawBoard(pos, { bottom: bottom(), legal: pos.result ? '' : pos.legal, marks, fen: pos.fen, shapes: node.shapes });
+  $('#fen').value = pos.fen;
+  const k = pathOf(node).length;
+  $('#banner').textContent = pos.result ? `after move ${k}: game over`
+    : k ? `after move ${k}: ${sideName(pos.to_move)} to move` : `start: ${sideName(pos.to_move)} to move`;
+  drawTree();
+  let t = '';
+  if (r) {
+    t = `Move ${r.ply}: ${sideName(r.side)} played ${r.move}, ${r.tie ? `best (as good as ${r.best})` : r.grade}`;
+    if (r.grade !== 'best') t += `; better was ${r.best} (line ${r.pv})`;
+    t += `. ${sideName(r.side)}'s expected score ${pct(r.value_before)}% before, ${pct(r.value_after)}% after` +
+      (r.loss > 0 ? `, ${r.loss.toFixed(2)} lost.` : '.');
+    if (r.proof_before) t += ` Proven before the move: a ${r.proof_before} for ${sideName(r.side)}.`;
+  } else if (node.move) {
+    t = describePly(pos.plies[pos.plies.length - 1], sideName(sideOf(node.move)));
+  }
+  if (pos.result) t += (t ? ' ' : '') + pos.result.text;
+  say(t);
+  for (const tr of document.querySelectorAll('#analysis-table tbody tr')) tr.classList.toggle('sel', r !== null && tr.dataset.ply === String(r.ply));
+  drawGraphCursor();
+  drawNotes();
+}
+
+// The current move's mark and comment in their controls.
+function drawNotes() {
+  const n = A.cur;
+  for (const b of document.querySelectorAll('#marks .mark')) {
+    b.classList.toggle('on', n.mark === b.dataset.mark);
+    b.disabled = !n.parent;
+  }
+  const c = $('#comment');
+  // Not while the user types in it, unless it is another move's comment.
+  if (document.activeElement !== c || c.dataset.node !== String(n.id)) {
+    c.value = n.comment;
+    c.dataset.node = String(n.id);
+  }
+  c.placeholder = n.parent ? `A comment on ${pathOf(n).length}.${n.move}` : 'A comment on the start position';
+  $('#draw-toggle').classList.toggle('on', drawing);
+  $('#draw-toggle').setAttribute('aria-pressed', String(drawing));
+  $('#flip').setAttribute('aria-pressed', String(flipped));
+  $('#study-text').value = studyFile();
+}
+
+// The review's grade of the move into `n`, where `n` is on the reviewed main line.
+function gradeOf(n) {
+  if (!n.parent || n.parent.children[0] !== n) return null;
+  const r = reviewAfter(n.parent);
+  return r && r.move === n.move ? r : null;
+}
+
+// The review's grades as marks in the tree.
+const GRADE_MARKS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
+
+function drawTree() {
+  const box = $('#tree');
+  box.replaceChildren();
+  const span = (n, numbered) => {
+    const k = pathOf(n).length;
+    const s = el('span', 'mv' + (n === A.cur ? ' cur' : '') + (sideOf(n.move) === 'S' ? ' south' : ' north'),
+      (numbered || sideOf(n.move) === 'S' ? k + '.' : '') + n.move + n.mark);
+    s.dataset.id = String(n.id);
+    const g = gradeOf(n);
+    if (g) {
+      s.dataset.grade = g.grade;
+      s.title = `${g.tie ? 'best (a tie)' : g.grade}, ${g.loss.toFixed(2)} lost`;
+      if (GRADE_MARKS[g.grade]) s.appendChild(el('sup', 'grade-mark g-' + g.grade, GRADE_MARKS[g.grade]));
+    }
+    s.addEventListener('click', () => guarded(() => goTo(n)));
+    const wrap = document.createDocumentFragment();
+    wrap.append(s);
+    if (n.comment) wrap.append(' ', el('span', 'comment', n.comment));
+    return wrap;
+  };
+  const line = (from, out, first) => {
+    let n = from, numbered = first;
+    while (n.children.length) {
+      const [main, ...vars] = n.children;
+      // A space after each move: where the line may wrap.
+      out.append(span(main, numbered), ' ');
+      numbered = false;
+      for (const v of vars) {
+        const wrap = el('span', 'var');
+        wrap.append('(', span(v, true), ' ');
+        line(v, wrap, false);
+        wrap.append(')');
+        out.append(wrap, ' ');
+        numbered = true;
+      }
+      n = main;
+    }
+  };
+  if (A.root.comment) box.append(el('span', 'comment', A.root.comment), ' ');
+  if (!A.root.children.length) box.appendChild(el('span', 'muted small', 'No moves yet: click a pit.'));
+  line(A.root, box, true);
+  const cur = box.querySelector('.mv.cur');
+  if (cur && (cur.offsetTop < box.scrollTop || cur.offsetTop > box.scrollTop + box.clientHeight - 20)) {
+    box.scrollTop = cur.offsetTop - box.clientHeight / 2;
+  }
+}
+
+export async function onAnalysisPit(letter) {
+  if (!A || isBusy()) return;
+  if (drawing) { drawTap(letter); return; }
+  if (learning()) { await guarded(() => learnTry(letter)); return; }
+  const pos = A.cur.pos;
+  if (!pos || pos.result || !pos.legal.includes(letter)) return;
+  await guarded(async () => {
+    const node = childOf(A.cur, letter);
+    changed();
+    await goTo(node, true);
+    if (trainer) await trainerReply();
+  });
+}
+
+// A number as the page writes it: 3 200.
+const count = (n) => String(n).replace(/\B(?=(\d{3})+$)/g, ' ');
+
+function refreshEngine(sims = ENGINE_SIMS) {
+  const pos = A.cur.pos;
+  const lines = $('#lines');
+  const tables = $('#tables');
+  if (!engineOn && !trainer) {
+    lines.replaceChildren();
+    tables.classList.add('hidden');
+    drawEvalBar(null);
+    return;
+  }
+  if (pos.result) {
+    const w = pos.result.winner;
+    drawEvalBar(w === 'S' ? 1 : w === 'N' ? -1 : 0, pos.result.text);
+    lines.replaceChildren(el('li', 'muted', 'The game is over.'));
+    tables.classList.add('hidden');
+    return;
+  }
+  // A deeper search leaves the last one's lines in view until it answers.
+  if (sims === ENGINE_SIMS) {
+    lines.replaceChildren(el('li', 'muted', 'Searching…'));
+    lines.dataset.fen = '';
+    lines.dataset.sims = '';
+  }
+  const body = { fen: A.start, moves: pathOf(A.cur), rules: A.rules };
+  evaluate(body, pos, sims, (b) => {
+    showEngine(b, pos, sims);
+    if (deep && engineOn && b && !b.error && sims < maxSims && A.cur.pos === pos) refreshEngine(Math.min(2 * sims, maxSims));
+  });
+}
+
+function showEngine(b, pos, sims) {
+  const lines = $('#lines');
+  const tables = $('#tables');
+  if (!b || b.error) {
+    lines.replaceChildren(el('li', 'error', b ? b.error : ''));
+    return;
+  }
+  $('#engine-label').textContent = !deep ? `Engine: ${count(ENGINE_SIMS)} simulations a position`
+    : sims < maxSims ? `Engine: ${count(sims)} simulations; searching on with ${count(Math.min(2 * sims, maxSims))}…`
+      : `Engine: ${count(sims)} simulations, the server's most (oware serve --max-sims sets it)`;
+  lines.dataset.sims = String(sims);
+  const v = pos.to_move === 'S' ? b.value : -b.value;
+  drawEvalBar(v);
+  lines.replaceChildren();
+  lines.dataset.fen = pos.fen;
+  for (const l of b.lines) {
+    const li = el('li', 'line');
+    li.dataset.move = l.move;
+    // A score from a handful of visits is noise: shown only from FEW_VISITS on.
+    const sure = l.q !== null && l.visits >= FEW_VISITS;
+    li.append(el('b', 'mv', l.move), el('span', 'score', sure ? `${pct(l.q)}%` : '–'),
+      el('span', 'visits muted', plural(l.visits, 'visit')), el('span', 'pv', l.pv));
+    li.title = sure ? `${sideName(pos.to_move)}'s expected score after ${l.move}; click to play it`
+      : `Too few visits for a score (under ${FEW_VISITS}); click to play ${l.move}`;
+    li.addEventListener('click', () => onAnalysisPit(l.move));
+    lines.appendChild(li);
+  }
+  const tw = tablesWords(b.tablebase, pos);
+  tables.classList.toggle('hidden', !tw);
+  if (tw) {
+    tables.replaceChildren(el('p', 'tb-head', tw.head));
+    const ul = el('ul', 'tb-moves');
+    for (const [m, words] of tw.moves) {
+      const li = el('li', words.startsWith('win') ? 'tb-win' : words === 'draw' ? 'tb-draw'
+        : words.startsWith('loss') ? 'tb-loss' : 'tb-unknown');
+      li.dataset.move = m;
+      li.append(el('b', '', m), ' ' + words);
+      ul.appendChild(li);
+    }
+    tables.appendChild(ul);
+    const canTrain = b.tablebase.outcome === 'win' && !trainer;
+    if (canTrain) {
+      const btn = el('button', 'train', 'Practise this win against perfect defence');
+      btn.id = 'trainer-start';
+      btn.addEventListener('click', () => startTrainer(b.tablebase, pos));
+      tables.appendChild(btn);
+    }
+  }
+  if (trainer) trainerCheck(b, pos);
+}
+
+// ---------- the endgame trainer ----------
+
+// Play a won table position against the tables' best defence; the trainer says where
+// the win slipped.
+function startTrainer(tb, pos) {
+  trainer = { side: pos.to_move, from: A.cur, slipped: null };
+  $('#trainer').classList.remove('hidden');
+  $('#trainer-text').textContent = `Win this as ${sideName(pos.to_move)}: the tables defend perfectly. ` +
+    `${finalWords(tb.margin, pos)[0].toUpperCase() + finalWords(tb.margin, pos).slice(1)} is what perfect play gets.`;
+  drawAnalysis();
+  refreshEngine();
+}
+
+// After each of the trainee's moves: still won? (the answer for the position after it).
+function trainerCheck(b, pos) {
+  const T = trainer;
+  const tb = b.tablebase;
+  if (pos.to_move === T.side) return;
+  // The defender is to move: the trainee kept the win if the defender is proven lost.
+  if (tb && tb.outcome && tb.outcome !== 'loss' && !T.slipped) {
+    T.slipped = { node: A.cur, move: A.cur.move };
+    const holds = tb.outcome === 'win' ? 'win' : 'hold a draw';
+    $('#trainer-text').textContent = `The win slipped with ${A.cur.move}: ` +
+      `after it ${sideName(pos.to_move)} can ${holds} with best play. Go back one move (◀) and the tables show the moves that keep the win.`;
+  }
+}
+
+// The defender's reply: the tables' best move (the largest margin for the defender).
+async function trainerReply() {
+  const T = trainer;
+  const node = A.cur;
+  const pos = node.pos;
+  if (pos.result) {
+    const w = pos.result.winner;
+    let t = pos.result.text;
+    if (!T.slipped && w !== T.side && sideOf(node.move) === T.side) T.slipped = { node, move: node.move };
+    if (T.slipped) t = `The win slipped with ${T.slipped.move}. ${t}`;
+    else if (w === T.side) t = 'Won, and the tables could not stop it. ' + t;
+    $('#trainer-text').textContent = t;
+    return;
+  }
+  if (pos.to_move === T.side) return;
+  const b = await api('bestmove', { fen: A.start, moves: pathOf(node), rules: A.rules, sims: 100 });
+  const tb = b.tablebase;
+  let move = b.move;
+  const proven = tb && tb.moves ? Object.entries(tb.moves).filter(([, v]) => v !== null) : [];
+  if (proven.length) move = proven.sort((x, y) => y[1] - x[1])[0][0];
+  if (tb && tb.outcome && tb.outcome !== 'loss' && !T.slipped) trainerCheck(b, pos);
+  const child = childOf(node, move);
+  changed();
+  await goTo(child, true);
+  if (!T.slipped) $('#trainer-text').textContent = `The tables answer ${move}. Your move: keep the win.`;
+  if (child.pos.result) await trainerReply();
+}
+
+function stopTrainer() {
+  trainer = null;
+  $('#trainer').classList.add('hidden');
+  refreshEngine();
+}
+
+// ---------- the study: marks, comments, drawings, the link and the file ----------
+
+// The board's tree as the page's address holds it (`study`, the study's text) when it is
+// more than the game played; the board's side (`flip`).
+export function studyParams(q) {
+  const tree = A || pending;
+  const g = game();
+  if (tree && (annotated(tree) || tree.start !== g.start || mainMoves(tree) !== g.moves)) q.set('study', studyText(tree));
+  if (flipped) q.set('flip', '1');
+}
+
+// A study a link gives (`q`): kept for the tab, and the game it starts from, or an error
+// in words. Returns {start, moves} of its main line, or {error}. `health` (the /health
+// answer, or null) gives the server's limits.
+export function initStudy(q, rules, health) {
+  if (health) maxSims = health.limits.max_sims;
+  flipped = q.get('flip') === '1';
+  const text = q.get('study');
+  if (!text) return {};
+  try {
+    pending = parseStudy(text, rules);
+  } catch (e) {
+    return { error: `The link's study could not be read: ${e.message}.` };
+  }
+  return { start: pending.start, moves: mainMoves(pending) };
+}
+
+// Edited: the tree and the page's address drawn again.
+function edited() {
+  changed();
+  drawTree();
+  drawNotes();
+}
+
+function setMark(mark) {
+  const n = A.cur;
+  if (!n.parent) return;
+  n.mark = n.mark === mark ? '' : mark;
+  edited();
+}
+
+function setComment(text) {
+  A.cur.comment = cleanComment(text);
+  edited();
+}
+
+// A shape from `from` to `to` (the same pit: a circle) drawn, or taken away if it is
+// there already.
+function toggleShape(from, to) {
+  const n = A.cur;
+  const target = from === to ? null : to;
+  const i = n.shapes.findIndex((s) => s.from === from && s.to === target);
+  if (i >= 0) n.shapes.splice(i, 1);
+  else n.shapes.push({ from, to: target });
+  drawAnalysis();
+  changed();
+}
+
+// Drawing by taps: the first pit, then the pit the arrow goes to (the same one: a circle).
+function drawTap(letter) {
+  if (!drawFrom) { drawFrom = letter; drawAnalysis(); return; }
+  const from = drawFrom;
+  drawFrom = null;
+  toggleShape(from, letter);
+}
+
+// Right-button drags on the board: an arrow from the pit pressed to the pit released;
+// a right click on a pit: a circle.
+function bindDrawing() {
+  const pitAt = (e) => document.elementFromPoint(e.clientX, e.clientY)?.closest('.pit')?.dataset.letter;
+  let from = null;
+  $('#board').addEventListener('pointerdown', (e) => {
+    if (e.button !== 2 || activeTab() !== 'analysis' || editing() || !A) return;
+    from = pitAt(e) || null;
+  });
+  $('#board').addEventListener('pointerup', (e) => {
+    if (e.button !== 2 || !from) return;
+    const to = pitAt(e);
+    if (to) toggleShape(from, to);
+    from = null;
+  });
+  window.addEventListener('resize', () => { if (activeTab() === 'analysis' && A && A.cur.pos && !editing()) drawAnalysis(); });
+}
+
+// The study as a file: headers, then its one line (what `oware replay` reads).
+function studyFile() {
+  return [
+    '# Event: oware-zero study',
+    `# Rules: ${A.rules}`,
+    studyText(A),
+  ].join('\n') + '\n';
+}
+
+// A study file: `# Rules: …` among its headers, then the study's line.
+async function loadStudy(text) {
+  let rules = A.rules;
+  let line = '';
+  for (const raw of text.split('\n')) {
+    const t = raw.trim();
+    const h = /^#\s*Rules\s*:\s*(\S+)/i.exec(t);
+    if (h) rules = h[1];
+    if (t && !t.startsWith('#') && !line) line = t;
+  }
+  if (!RULES.includes(rules)) throw new Error(`Rules: '${rules}' is not one of ${RULES.join(', ')}.`);
+  const tree = parseStudy(line || START + ';', rules);
+  // Every move is checked now: a study with an illegal move is refused whole.
+  const check = async (n) => {
+    n.pos = await api('position', { fen: tree.start, moves: pathOf(n), rules });
+    for (const c of n.children) await check(c);
+  };
+  try {
+    await check(tree.root);
+  } catch (e) {
+    throw new Error(`The study could not be loaded: ${e.message}`);
+  }
+  A = Object.assign(tree, { synced: gameKey() });
+  forgetReview();
+  changed();
+  await goTo(A.root);
+  $('#analysis-status').textContent = 'Study loaded: click a move, or step through it with ▶.';
+}
+
+async function copyFen() {
+  const f = $('#fen');
+  try {
+    await navigator.clipboard.writeText(f.value);
+  } catch (e) {
+    f.select();
+    document.execCommand('copy');
+  }
+  say(`Copied the position's text: ${f.value}`);
+}
+
+// ---------- the tab ----------
+
+// A position from the editor: a new tree from it.
+async function usePosition(pos) {
+  A = Object.assign(newTree(pos.start, '', A.rules), { synced: gameKey() });
+  A.root.pos = pos;
+  changed();
+  forgetReview();
+  await goTo(A.root);
+  $('#analysis-status').textContent = 'A position of your own: play moves from it, or Play from here against oware.';
+}
+
+// Play the position on the board against oware, as the side to move.
+async function playFromHere() {
+  if (!A || A.cur.pos.result) return;
+  if (trainer) stopTrainer();
+  await playFrom(A.start, pathOf(A.cur), A.rules, A.cur.pos.to_move);
+  await openTab('play');
+}
+
+// The tab opened: the tree follows the game played.
+export async function showAnalysis() {
+  syncTree();
+  $('#fen-row').classList.remove('hidden');
+  if (!isCurrent()) {
+    clearReview();
+    const n = mainLine(A).length - 1;
+    $('#analysis-status').textContent = n ? `The game has ${plural(n, 'move')}. Review it to see each move graded.` : 'Play moves here, or set up a position.';
+  } else drawReview();
+  await guarded(() => goTo(A.cur));
+}
+
+// The tab closed: the editor does not stay open behind another tab.
+export function hideAnalysis() {
+  if (editing()) closeEditor();
+  $('#fen-row').classList.add('hidden');
+  $('#graph-box').classList.add('hidden');
+}
+
+export function bindAnalysis() {
+  bindReview(() => A, goTo);
+  bindEditor(() => drawAnalysis());
+  $('#analyze').addEventListener('click', () => analyze());
+  const nav = (f) => () => { if (A && !editing()) guarded(() => goTo(f(A.cur))); };
+  const end = (n) => { while (n.children.length) n = n.children[0]; return n; };
+  $('#first-ply').addEventListener('click', nav(() => A.root));
+  $('#prev-ply').addEventListener('click', nav((n) => n.parent));
+  $('#next-ply').addEventListener('click', nav((n) => n.children[0]));
+  $('#last-ply').addEventListener('click', nav(end));
+  $('#delete-var').addEventListener('click', () => {
+    const n = A && A.cur;
+    if (!n || !n.parent) return;
+    n.parent.children = n.parent.children.filter((c) => c !== n);
+    changed();
+    guarded(() => goTo(n.parent));
+  });
+  $('#engine-on').addEventListener('change', (e) => { engineOn = e.target.checked; if (A) refreshEngine(); });
+  $('#engine-deep').addEventListener('change', (e) => { deep = e.target.checked; if (A && activeTab() === 'analysis') refreshEngine(); });
+  $('#play-here').addEventListener('click', () => playFromHere());
+  $('#edit-position').addEventListener('click', () => startEditor(A.cur.pos, A.rules, usePosition));
+  $('#trainer-stop').addEventListener('click', stopTrainer);
+  $('#promote').addEventListener('click', () => { if (A && promote(A.cur)) edited(); });
+  for (const b of document.querySelectorAll('#marks .mark')) b.addEventListener('click', () => { if (A) setMark(b.dataset.mark); });
+  $('#comment').addEventListener('input', (e) => { if (A) setComment(e.target.value); });
+  $('#draw-toggle').addEventListener('click', () => { drawing = !drawing; drawFrom = null; if (A) drawAnalysis(); });
+  $('#flip').addEventListener('click', () => { flipped = !flipped; changed(); if (A) drawAnalysis(); });
+  $('#copy-fen').addEventListener('click', copyFen);
+  $('#study-save').addEventListener('click', () => download('oware-study.txt', studyFile()));
+  $('#study-load').addEventListener('click', () => guarded(() => loadStudy($('#study-text').value)));
+  $('#study-file').addEventListener('change', async (e) => {
+    const f = e.target.files[0];
+    if (f) await guarded(async () => loadStudy(await f.text()));
+    e.target.value = '';
+  });
+  bindDrawing();
+  document.addEventListener('keydown', (e) => {
+    if (activeTab() !== 'analysis' || !A || editing() || e.target.matches('input, textarea, select')) return;
+    const keys = { ArrowLeft: 'prev-ply', ArrowRight: 'next-ply', Home: 'first-ply', End: 'last-ply' };
+    if (keys[e.key]) { e.preventDefault(); $('#' + keys[e.key]).click(); }
+  });
+}
