@@ -562,3 +562,32 @@ fn committed_checkpoints_list_only_committed_files() {
     }
     assert!(seen >= 3, "{seen} checkpoints found");
 }
+
+/// The long run's capsule after its first leg (`experiments/recorded/long-1204/capsule`),
+/// written by a trainer that still had keys removed since: a copy of it resumes (checked,
+/// unpacked, its config and checkpoint loaded), so the run's next leg goes on from it.
+#[test]
+fn the_recorded_long_run_capsule_still_resumes() {
+    let recorded =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/recorded/long-1204/capsule");
+    let d = tempfile::tempdir().unwrap();
+    let copy = d.path().join("leg");
+    copy_dir(&recorded, &copy);
+    let iteration = json(&copy.join("state.json"))["iteration"]
+        .as_u64()
+        .unwrap();
+    // No iteration past the capsule's own: everything up to the first self-play runs.
+    let limit = format!("train.iterations={iteration}");
+    let err = succeeded(&oware(&[
+        "train",
+        "--resume",
+        "--no-progress",
+        "--run-dir",
+        path(&copy),
+        "--set",
+        &limit,
+    ]));
+    assert!(err.contains("unpacked a capsule of iteration"), "{err}");
+    assert!(!copy.join("capsule.json").exists(), "{err}");
+    assert_eq!(json(&copy.join("state.json"))["iteration"], iteration);
+}

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 const OWARE: &str = env!("CARGO_BIN_EXE_oware");
 
-/// A run small enough to do an iteration in well under a second.
+/// A run small enough to do an iteration in well under a second. Its phases take turns
+/// (`overlap = false`; the default overlaps them), so every iteration trains on its own
+/// games, which the tests below count on.
 const TINY: &str = r#"
 seed = 3
 threads = 2
@@ -30,6 +32,7 @@ time_limit_minutes = 0
 batch_size = 32
 max_steps_per_iteration = 10
 keep_checkpoints = 3
+overlap = false
 [train.window]
 min = 500
 max = 5000
@@ -836,7 +839,8 @@ fn overlapped_learning_lags_one_iteration_and_resumes_exactly() {
         "train.lr_schedule=constant",
     ];
     let (seq, a) = (d.path().join("seq"), d.path().join("a"));
-    succeeded(&train(&cfg, &seq, &overlap[2..]));
+    let turns = [&["--set", "train.overlap=false"][..], &overlap[2..]].concat();
+    succeeded(&train(&cfg, &seq, &turns));
     succeeded(&train(&cfg, &a, &overlap));
     // Iteration 1 plays with the initial network either way; under overlap its learner
     // ran beside it on a window still empty, so it took no step, and every later
@@ -884,30 +888,69 @@ fn overlapped_learning_lags_one_iteration_and_resumes_exactly() {
 }
 
 #[test]
-fn the_tables_relabel_endgame_samples_and_a_bad_directory_is_named() {
+fn removed_keys_are_named_and_an_older_trainers_run_goes_on() {
     let d = tempfile::tempdir().unwrap();
-    let cfg = write_config(d.path(), TINY);
-    let tables = Path::new(env!("CARGO_MANIFEST_DIR")).join("tablebases/abapa");
-    let run = d.path().join("run");
-    let set = format!("train.rescore_tablebase={}", tables.display());
-    succeeded(&train(&cfg, &run, &["--set", &set]));
-    let text = fs::read_to_string(run.join("metrics.csv")).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = header.iter().position(|&h| h == "rescored_share").unwrap();
-    let shares: Vec<f64> = lines
-        .map(|l| l.split(',').nth(col).unwrap().parse().unwrap())
-        .collect();
-    assert_eq!(shares.len(), 4);
-    assert!(shares.iter().all(|s| (0.0..=1.0).contains(s)), "{shares:?}");
-    // Games end in endgames the 12-seed tables hold.
-    assert!(shares.iter().any(|&s| s > 0.0), "{shares:?}");
-    // A directory that holds no tables is an error naming the key; no run is left.
-    let bad = d.path().join("bad");
-    let out = train(&cfg, &bad, &["--set", "train.rescore_tablebase=/nowhere"]);
-    assert!(!out.status.success());
+    // A config that still sets a removed key: one line naming it and what replaced it,
+    // exit code 1, no run started.
+    let old = TINY.replace("[selfplay]\n", "[selfplay]\nsurprise_weight = 0.5\n");
+    let cfg = write_config(d.path(), &old);
+    let run = d.path().join("refused");
+    let out = train(&cfg, &run, &[]);
+    assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("train.rescore_tablebase = /nowhere"), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert!(!bad.join("state.json").exists());
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("selfplay.surprise_weight was removed (each full search gives one sample)"),
+        "{err}"
+    );
+    assert!(!run.join("state.json").exists());
+    let cfg = write_config(d.path(), TINY);
+    let out = train(
+        &cfg,
+        &run,
+        &["--set", "train.rescore_tablebase=tablebases/abapa"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("train.rescore_tablebase was removed"), "{err}");
+    assert!(!run.join("state.json").exists());
+    // A run directory whose config.toml an older trainer wrote, every removed key at its
+    // old default, resumes.
+    let run = d.path().join("run");
+    succeeded(&train(&cfg, &run, &["--set", "train.iterations=1"]));
+    let saved = fs::read_to_string(run.join("config.toml")).unwrap();
+    let older = saved
+        .replace("[search]\n", "[search]\ngumbel_rescale_q = true\n")
+        .replace(
+            "[selfplay]\n",
+            "[selfplay]\ntablebase = \"\"\ncontinuous = false\nsurprise_weight = 0.0\nint16 = false\n",
+        )
+        .replace("[train]\n", "[train]\nrescore_tablebase = \"\"\n");
+    assert_ne!(older, saved);
+    fs::write(run.join("config.toml"), &older).unwrap();
+    let resume = |iterations: &str| {
+        Command::new(OWARE)
+            .args(["train", "--quiet", "--resume", "--run-dir"])
+            .arg(&run)
+            .args(["--set", &format!("train.iterations={iterations}")])
+            .output()
+            .unwrap()
+    };
+    succeeded(&resume("2"));
+    assert_eq!(state(&run)["iteration"], 2);
+    // One that set a removed key to anything else cannot go on, and says so in one line.
+    fs::write(
+        run.join("config.toml"),
+        older.replace("continuous = false", "continuous = true"),
+    )
+    .unwrap();
+    let out = resume("3");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("selfplay.continuous = true was removed"),
+        "{err}"
+    );
+    assert_eq!(state(&run)["iteration"], 2);
 }

@@ -188,7 +188,6 @@ pub fn evaluate(
             sims: e.simulations,
             algorithm: None,
             tb: None,
-            int16: false,
         };
         let mut them = Player::from_spec(&earlier, rules, seed)?;
         pool::top_up(

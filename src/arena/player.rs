@@ -142,8 +142,6 @@ pub enum PlayerSpec {
         tb: Option<PathBuf>,
         /// The search algorithm instead of the trained one (`:algorithm=puct|gumbel`).
         algorithm: Option<Algorithm>,
-        /// The hidden layers in 16-bit integers (`:precision=int16`; default f32).
-        int16: bool,
     },
     /// An external program speaking the engine protocol (`docs/engine-protocol.md`).
     Engine {
@@ -170,7 +168,7 @@ pub struct SpecError {
 /// What SPECs look like, for error messages and `--help`.
 pub const SPEC_HELP: &str = "alphabeta:depth=N[:tb=DIR], alphabeta:movetime=MS[:tb=DIR], \
      mcts:sims=N[:eval=uniform|rollout], random, \
-     model:PATH[:sims=N][:algorithm=puct|gumbel][:precision=f32|int16][:tb=DIR], engine:\"COMMAND\"[:depth=N|:movetime=MS|:tc=BASE+INC]";
+     model:PATH[:sims=N][:algorithm=puct|gumbel][:tb=DIR], engine:\"COMMAND\"[:depth=N|:movetime=MS|:tc=BASE+INC]";
 
 fn positive<T: FromStr + PartialOrd + Default>(key: &str, v: &str) -> Result<T, String> {
     match v.parse::<T>() {
@@ -258,7 +256,6 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
             let mut sims = DEFAULT_SIMS;
             let mut tb = None;
             let mut algorithm = None;
-            let mut int16 = false;
             while parts.len() > 1 {
                 let last = parts[parts.len() - 1];
                 match last.split_once('=') {
@@ -271,16 +268,9 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
                             _ => return Err(format!("algorithm={v}: expected puct or gumbel")),
                         })
                     }
-                    Some(("precision", v)) => {
-                        int16 = match v.trim() {
-                            "f32" => false,
-                            "int16" => true,
-                            _ => return Err(format!("precision={v}: expected f32 or int16")),
-                        }
-                    }
                     Some((k, _)) => {
                         return Err(format!(
-                            "unknown option `{k}` (model takes sims=, algorithm=, precision= and tb=)"
+                            "unknown option `{k}` (model takes sims=, algorithm= and tb=)"
                         ));
                     }
                     None => break,
@@ -296,7 +286,6 @@ fn parse_spec(s: &str) -> Result<PlayerSpec, String> {
                 sims,
                 tb,
                 algorithm,
-                int16,
             })
         }
         "engine" => parse_engine(rest),
@@ -350,16 +339,12 @@ impl fmt::Display for PlayerSpec {
                 sims,
                 algorithm,
                 tb,
-                int16,
             } => {
                 write!(f, "model:{}:sims={sims}", path.display())?;
                 match algorithm {
                     None => {}
                     Some(Algorithm::Puct) => write!(f, ":algorithm=puct")?,
                     Some(Algorithm::Gumbel) => write!(f, ":algorithm=gumbel")?,
-                }
-                if *int16 {
-                    write!(f, ":precision=int16")?;
                 }
                 match tb {
                     Some(tb) => write!(f, ":tb={}", tb.display()),
@@ -467,7 +452,6 @@ impl Player {
                 sims,
                 algorithm,
                 tb,
-                int16,
             } => {
                 let err = |message: String| PlayerError::Model {
                     spec: spec.to_string(),
@@ -483,9 +467,7 @@ impl Player {
                     )));
                 }
                 let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-                let evaluator = evaluator
-                    .with_threads(threads)
-                    .with_path(net::InferencePath::fast(*int16));
+                let evaluator = evaluator.with_threads(threads);
                 let mut search = manifest.search_settings();
                 if let Some(a) = algorithm {
                     search.algorithm = *a;
@@ -617,7 +599,6 @@ mod tests {
                 sims: 32,
                 tb: None,
                 algorithm: None,
-                int16: false,
             }
         );
         assert_eq!(
@@ -627,7 +608,6 @@ mod tests {
                 sims: 32,
                 algorithm: None,
                 tb: Some("tb/abapa".into()),
-                int16: false,
             }
         );
         assert_eq!(
@@ -648,7 +628,6 @@ mod tests {
                 sims: DEFAULT_SIMS,
                 tb: None,
                 algorithm: None,
-                int16: false,
             }
         );
         assert_eq!(
@@ -672,17 +651,12 @@ mod tests {
                 limit: AlphaBetaLimit::MoveTime(20),
             }
         );
-        assert!(matches!(
-            p("model:x:sims=3:precision=int16"),
-            PlayerSpec::Model { int16: true, .. }
-        ));
         for s in [
             "random",
             "alphabeta:depth=3",
             "mcts:sims=5:eval=rollout",
             "model:x:sims=3",
             "model:x:sims=3:algorithm=puct",
-            "model:x:sims=3:precision=int16",
             "engine:\"a b\"",
             "engine:\"a b\":depth=3",
         ] {
@@ -700,7 +674,7 @@ mod tests {
         assert!(err("alphabeta:depth=2:movetime=4").contains("once"));
         assert!(err("alphabeta:speed=2").contains("unknown option `speed`"));
         assert!(err("mcts:sims=-1").contains("sims=-1"));
-        assert!(err("model:x:precision=int8").contains("precision=int8: expected f32 or int16"));
+        assert!(err("model:x:precision=int16").contains("unknown option `precision`"));
         assert!(err("mcts:eval=net").contains("uniform or rollout"));
         assert!(err("mcts:64").contains("KEY=VALUE"));
         assert!(err("random:x=1").contains("no options"));

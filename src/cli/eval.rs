@@ -18,7 +18,7 @@ use super::match_args::MatchArgs;
 #[command(
     after_help = "SPEC: alphabeta:depth=N[:tb=DIR] | alphabeta:movetime=MS[:tb=DIR] | \
     mcts:sims=N[:eval=uniform|rollout] | random | \
-    model:PATH[:sims=N][:algorithm=puct|gumbel][:precision=f32|int16][:tb=DIR] | \
+    model:PATH[:sims=N][:algorithm=puct|gumbel][:tb=DIR] | \
     engine:\"COMMAND\"[:depth=N|:movetime=MS|:tc=BASE+INC] (default movetime=100; tc in \
     seconds, e.g. tc=60+0.5: BASE for the game, INC added after each move)\n\n\
     Every opening is played twice, colours swapped; all figures are from --player's view. \
@@ -199,6 +199,8 @@ pub(crate) fn generate_suite(
         let cfg = SelfPlayConfig {
             games_per_iteration: games,
             games_in_flight: games.min(256),
+            // Named, not the training default: the suite's games stay those it always drew.
+            opening_plies: 8,
             ..SelfPlayConfig::default()
         };
         let ev = evaluator.take().expect("one evaluator per round");
@@ -213,7 +215,6 @@ pub(crate) fn generate_suite(
             games,
             seed ^ (round << 32),
             vec![Box::new(ev)],
-            None,
             &Progress::default(),
         );
         let games: Vec<_> = out

@@ -39,7 +39,7 @@ pub fn run(a: Args) -> Result<()> {
     let out = a.out.unwrap_or_else(|| dir.plot());
     // The pool's anchor rating, from the run's config (0, the default, without one).
     let anchor_elo = if dir.config().exists() {
-        crate::train::config::Config::load(&dir.config(), &[])?
+        crate::train::config::Config::load_saved(&dir.config())?
             .eval
             .opponent_elo
     } else {

@@ -40,7 +40,7 @@ pub fn run(a: Args) -> Result<()> {
     let dir = RunDir {
         root: a.run_dir.clone(),
     };
-    let config = Config::load(&dir.config(), &[])
+    let config = Config::load_saved(&dir.config())
         .with_context(|| format!("{} is not a training run directory", a.run_dir.display()))?;
     let worker = a.worker.clone().unwrap_or_else(|| {
         let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
@@ -69,7 +69,6 @@ pub fn run(a: Args) -> Result<()> {
     std::fs::create_dir_all(counter.parent().expect("has a parent"))
         .with_context(|| format!("creating {}", dir.root.join("workers").display()))?;
     let mut n = first_free_number(&dir, &worker, &counter)?;
-    let tables = selfplay::open_tablebase(&config.selfplay, config.game.rules)?;
     let mut played = 0u64;
     loop {
         if a.batches > 0 && played >= a.batches {
@@ -94,7 +93,6 @@ pub fn run(a: Args) -> Result<()> {
             games,
             splitmix64(&mut s),
             evaluators,
-            tables.as_ref(),
             &Progress::default(),
         );
         let name = format!("worker-{worker}-{n:05}.bin");

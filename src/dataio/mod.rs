@@ -9,7 +9,6 @@
 
 pub mod chunk;
 pub mod label;
-pub mod rescore;
 pub mod targets;
 
 pub use label::{LabelRule, label_game};
@@ -52,7 +51,4 @@ pub struct Searched {
     pub prior: [f32; 6],
     /// The search's root value for the mover.
     pub search_value: f32,
-    /// How much the search changed the network's mind: KL(policy target ‖ prior), in
-    /// nats ([`label::policy_surprise`]).
-    pub surprise: f32,
 }

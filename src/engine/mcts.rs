@@ -74,11 +74,10 @@ const PV_LEN: usize = 16;
 /// How far past its target time an unclear position may search.
 const EXTEND: f64 = 2.5;
 /// The engine's policy softmax temperature (`PolicyTemp`): the shipped network's priors,
-/// learnt from 64-simulation searches, are sharper than a deep search wants. At 8 000
-/// simulations a move, 200 games each against the same engine at 1: 1.5 scored 0.620
-/// (+85 Elo), 2 scored 0.632 (+94); 3 against 2 scored 0.485 (experiments/recorded/engine/).
-/// `play`, `analyze` and `serve` keep the trained temperature: their levels' strengths
-/// were measured with it.
+/// learnt from 64-simulation searches, are sharper than a deep search wants, and at
+/// thousands of simulations a move 2 beat both 1 and 3 (the matches:
+/// `experiments/recorded/engine/`). `play`, `analyze` and `serve` keep the trained
+/// temperature: their levels' strengths were measured with it.
 pub const ENGINE_POLICY_TEMPERATURE: f32 = 2.0;
 
 /// The letters of a line of `actions` played from `pos` under `rules` (`CfA`): each
@@ -232,11 +231,6 @@ impl MctsSearcher {
     /// The settings in force.
     pub fn settings(&self) -> &EngineSettings {
         &self.settings
-    }
-
-    /// Whether tables are loaded.
-    pub fn has_tables(&self) -> bool {
-        self.tablebase.is_some()
     }
 
     /// The evaluation cache's lookups and hits since the last `ucinewgame` (or start).

@@ -33,7 +33,7 @@ use super::model::{ModelConfig, PolicyValueNet};
 use super::{NetError, catch_burn};
 use crate::env::encoding::Encoding;
 use crate::game::RuleSet;
-use crate::search::mcts::MctsConfig;
+use crate::search::mcts::{MctsConfig, SearchValue};
 
 /// The manifest's file name inside a checkpoint directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -95,8 +95,12 @@ pub struct Manifest {
     pub training: Option<LearnerConfig>,
     /// The search settings the model was trained with (self-play's MCTS), which players
     /// of this model search with unless told otherwise. Absent in checkpoints written
-    /// before they were recorded: those mean [`MctsConfig::default`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// before they were recorded: those mean [`UNRECORDED_SEARCH`].
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "recorded_search"
+    )]
     pub search: Option<MctsConfig>,
     /// The files of the checkpoint with their sizes and hashes.
     pub files: Vec<FileEntry>,
@@ -174,10 +178,10 @@ impl Manifest {
         Ok(())
     }
 
-    /// The search settings to play this model with: those it was trained with, or today's
-    /// defaults for a checkpoint that does not record them.
+    /// The search settings to play this model with: those it was trained with, or
+    /// [`UNRECORDED_SEARCH`]'s for a checkpoint that does not record them.
     pub fn search_settings(&self) -> MctsConfig {
-        self.search.clone().unwrap_or_default()
+        self.search.clone().unwrap_or_else(unrecorded_search)
     }
 
     /// The rule set, parsed.
@@ -186,6 +190,43 @@ impl Manifest {
             .parse()
             .map_err(|e| NetError::Config(format!("manifest rules: {e}")))
     }
+}
+
+/// What a checkpoint that records no search settings was trained with, named here so that
+/// its players keep searching as they always have whatever the training defaults become:
+/// priors at temperature 1, the root's mean value. The other constants are
+/// [`MctsConfig::default`]'s, which the trainer has not changed since.
+pub const UNRECORDED_SEARCH: (f32, SearchValue) = (1.0, SearchValue::Mean);
+
+/// [`UNRECORDED_SEARCH`] as a whole config.
+fn unrecorded_search() -> MctsConfig {
+    let (policy_temperature, search_value) = UNRECORDED_SEARCH;
+    MctsConfig {
+        policy_temperature,
+        search_value,
+        ..MctsConfig::default()
+    }
+}
+
+/// A manifest's search settings as any version of the trainer wrote them. A setting
+/// since removed is read where it holds the only behaviour the search still has
+/// (`gumbel_rescale_q = true`: the completed Q is always rescaled by its min and max),
+/// and refused otherwise, since the network would be played other than it was trained.
+fn recorded_search<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<MctsConfig>, D::Error> {
+    let Some(mut v) = Option::<serde_json::Value>::deserialize(d)? else {
+        return Ok(None);
+    };
+    if let Some(old) = v.as_object_mut().and_then(|m| m.remove("gumbel_rescale_q"))
+        && old != serde_json::Value::Bool(true)
+    {
+        return Err(serde::de::Error::custom(format!(
+            "search.gumbel_rescale_q = {old} was removed: the completed Q is always rescaled \
+             by its min and max, so this network cannot be searched as it was trained"
+        )));
+    }
+    serde_json::from_value(v)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }
 
 /// A loaded checkpoint: its manifest and the model on the requested device.
@@ -739,13 +780,15 @@ mod tests {
     }
 
     #[test]
-    fn manifests_without_search_settings_mean_the_defaults() {
-        // v1 (shipped until 2026-12-04) predates the field: it loads, with today's
-        // defaults; the shipped network records the settings it was trained with.
+    fn manifests_without_search_settings_mean_the_unrecorded_search() {
+        // v1 predates the field: it loads, with temperature 1 and the root's mean
+        // value; the shipped network records the settings it was trained with.
         let v1 = default_model_path().with_file_name("oware-abapa-v1");
         let m = read_manifest(&v1).unwrap();
         assert_eq!(m.search, None);
-        assert_eq!(m.search_settings(), MctsConfig::default());
+        let s = m.search_settings();
+        assert_eq!((s.policy_temperature, s.search_value), UNRECORDED_SEARCH);
+        assert_eq!(s, MctsConfig::default());
         let shipped = read_manifest(&default_model_path()).unwrap();
         assert_eq!(shipped.search_settings().policy_temperature, 2.0);
         // Recorded settings survive the JSON round trip; an unknown key is still refused.
@@ -761,5 +804,38 @@ mod tests {
         assert_eq!(back, m2);
         let bad = text.replace("\"fpu_reduction\"", "\"fpu\"");
         assert!(serde_json::from_str::<Manifest>(&bad).is_err());
+        // Manifests written while `gumbel_rescale_q` was a setting still load when it
+        // held the rescaling the search always does now, and only then.
+        let old = text.replace(
+            "\"fpu_reduction\"",
+            "\"gumbel_rescale_q\":true,\"fpu_reduction\"",
+        );
+        assert_eq!(serde_json::from_str::<Manifest>(&old).unwrap(), m2);
+        let off = old.replace("\"gumbel_rescale_q\":true", "\"gumbel_rescale_q\":false");
+        let e = serde_json::from_str::<Manifest>(&off)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("gumbel_rescale_q = false was removed"), "{e}");
+    }
+
+    #[test]
+    fn recorded_manifests_of_every_trainer_version_load() {
+        // Manifests kept in the records, written by trainers that still had since-removed
+        // settings (`gumbel_rescale_q`).
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/recorded");
+        let mut n = 0;
+        for dir in [
+            "long-1204/capsule/checkpoints/iter-0103",
+            "default-1202/checkpoint",
+            "default-1203/checkpoint",
+        ] {
+            let p = root.join(dir);
+            if p.exists() {
+                let m = read_manifest(&p).unwrap_or_else(|e| panic!("{dir}: {e}"));
+                assert!(m.search.is_some(), "{dir}");
+                n += 1;
+            }
+        }
+        assert!(n > 0, "no recorded manifest found");
     }
 }

@@ -23,24 +23,8 @@ pub enum InferencePath {
     /// on CPU.
     #[default]
     Fast,
-    /// The fast path with the blocks' hidden layers in 16-bit integers for batches above
-    /// eight positions (`net::quant`: AVX2 or AVX-512BW `vpmaddwd` where the CPU has
-    /// them, chosen at run time).
-    FastInt16,
     /// burn's forward pass on the model's device (the reference; the one for a GPU).
     Burn,
-}
-
-impl InferencePath {
-    /// The fast path, with the hidden layers in 16-bit integers when `int16`
-    /// (`selfplay.int16`, `model:…:precision=int16`).
-    pub fn fast(int16: bool) -> InferencePath {
-        if int16 {
-            InferencePath::FastInt16
-        } else {
-            InferencePath::Fast
-        }
-    }
 }
 
 /// Evaluates batches of positions with the network.
@@ -107,7 +91,6 @@ impl NetEvaluator {
     /// Chooses the forward implementation.
     pub fn with_path(mut self, path: InferencePath) -> Self {
         self.path = path;
-        self.fast.set_int16(path == InferencePath::FastInt16);
         self
     }
 
@@ -143,24 +126,6 @@ impl NetEvaluator {
         self.forward_encoded(n)
     }
 
-    /// Runs the network on features already encoded: `x` is `[n, dim]` row-major. Returns
-    /// `[n, 10]` raw outputs as [`NetEvaluator::forward_positions`] does.
-    pub fn forward_features(&mut self, x: &[f32]) -> Result<&[f32], NetError> {
-        let d = self.encoding.dim();
-        if !x.len().is_multiple_of(d) {
-            return Err(NetError::Config(format!(
-                "features length {} is not a multiple of the input width {d}",
-                x.len()
-            )));
-        }
-        let n = x.len() / d;
-        if self.features.len() < n * d {
-            self.features.resize(n * d, 0.0);
-        }
-        self.features[..n * d].copy_from_slice(x);
-        self.forward_encoded(n)
-    }
-
     fn forward_encoded(&mut self, n: usize) -> Result<&[f32], NetError> {
         let d = self.encoding.dim();
         if self.heads.len() < n * HEAD_DIM {
@@ -172,9 +137,7 @@ impl NetEvaluator {
         let x = &self.features[..n * d];
         let out = &mut self.heads[..n * HEAD_DIM];
         match self.path {
-            InferencePath::Fast | InferencePath::FastInt16 => {
-                self.fast.forward(x, out, &mut self.scratch, self.threads)
-            }
+            InferencePath::Fast => self.fast.forward(x, out, &mut self.scratch, self.threads),
             InferencePath::Burn => {
                 let v = burn_forward(&self.model, &self.device, x, n, d)?;
                 out.copy_from_slice(&v);
@@ -324,56 +287,6 @@ pub(crate) mod tests {
                 norm,
             };
             check_fast_equals_burn(cfg, 70, 2);
-        }
-    }
-
-    /// The integer path against the f32 one on the shipped network (trained weights,
-    /// whose ranges are what quantisation meets in use) and on a random one: the move
-    /// probabilities and the W/D/L value within 0.01, and the 1- and 7-row batches, which
-    /// stay f32, exactly equal.
-    #[test]
-    fn int16_path_close_to_f32() {
-        let shipped =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints/oware-abapa");
-        let mut models = vec![{
-            let cfg = ModelConfig::default();
-            let device = Device::flex();
-            device.seed(3);
-            (cfg.init(&device), cfg)
-        }];
-        if shipped.exists() {
-            let ck = Checkpoint::load(&shipped, &Device::flex()).unwrap();
-            models.push((ck.model, ck.manifest.model));
-        }
-        for (model, cfg) in models {
-            let mut f = NetEvaluator::new(&model, &cfg).unwrap();
-            let mut q = NetEvaluator::new(&model, &cfg)
-                .unwrap()
-                .with_path(InferencePath::FastInt16);
-            for n in [1, 7] {
-                let pos = random_positions(n, 8);
-                let a = f.forward_positions(&pos).unwrap().to_vec();
-                assert_eq!(a, q.forward_positions(&pos).unwrap(), "{n} rows");
-            }
-            let pos = random_positions(400, 9);
-            let a = f.forward_positions(&pos).unwrap().to_vec();
-            let b = q.forward_positions(&pos).unwrap().to_vec();
-            assert_ne!(a, b, "the integer path did not run");
-            let (mut worst_p, mut worst_v) = (0.0f32, 0.0f32);
-            for (ra, rb) in a.chunks_exact(HEAD_DIM).zip(b.chunks_exact(HEAD_DIM)) {
-                let (ea, eb) = (
-                    evaluation_from_heads(ra, 0x3f),
-                    evaluation_from_heads(rb, 0x3f),
-                );
-                for (x, y) in ea.priors.iter().zip(&eb.priors) {
-                    worst_p = worst_p.max((x - y).abs());
-                }
-                worst_v = worst_v.max((ea.value - eb.value).abs());
-            }
-            assert!(
-                worst_p < 0.01 && worst_v < 0.01,
-                "{cfg:?}: priors off by {worst_p}, values by {worst_v}"
-            );
         }
     }
 

@@ -13,7 +13,6 @@ use gemm::{Parallelism, gemm};
 
 use super::NetError;
 use super::model::{Activation, LAYERNORM_EPS, Norm, POLICY_DIM, PolicyValueNet, WDL_DIM};
-use super::quant::{QDense, QScratch};
 use burn::module::Param;
 use burn::nn::{LayerNorm, Linear};
 use burn::tensor::Tensor;
@@ -60,9 +59,6 @@ pub struct FastNet {
     heads: Dense,
     activation: Activation,
     width: usize,
-    /// The blocks' layers as 16-bit codes ([`super::quant`]) when integer inference is
-    /// on ([`FastNet::set_int16`]): `(fc1, fc2)` per block.
-    int16: Option<Vec<(QDense, QDense)>>,
 }
 
 /// Per-thread working buffers of the forward pass (grown on demand, never shrunk).
@@ -71,7 +67,6 @@ struct RowScratch {
     h: Vec<f32>,
     t: Vec<f32>,
     u: Vec<f32>,
-    q: QScratch,
 }
 
 /// Buffers that [`FastNet::forward`] reuses between calls.
@@ -156,23 +151,7 @@ impl FastNet {
             },
             activation: model.activation,
             width,
-            int16: None,
         })
-    }
-
-    /// Turns integer inference of the blocks' layers on or off. On, batches of more than
-    /// [`SPARSE_MAX_ROWS`] positions multiply the hidden layers in 16-bit integers
-    /// ([`super::quant`]); the input layer (sparse) and the heads stay f32.
-    pub fn set_int16(&mut self, on: bool) {
-        self.int16 = on.then(|| {
-            self.blocks
-                .iter()
-                .map(|b| {
-                    let q = |d: &Dense| QDense::new(&d.w, d.k, d.m);
-                    (q(&b.fc1), q(&b.fc2))
-                })
-                .collect()
-        });
     }
 
     /// Input features per position.
@@ -245,10 +224,9 @@ impl FastNet {
         sparse_acc(x, &self.input, h, n);
         finish(h, w, self.input_norm.as_ref(), Some(act));
 
-        for (i, b) in self.blocks.iter().enumerate() {
-            let q = self.int16.as_ref().map(|v| &v[i]);
+        for b in &self.blocks {
             fill_bias(t, &b.fc1.b);
-            hidden_acc(h, &b.fc1, q.map(|q| &q.0), t, n, &mut s.q);
+            matmul_acc(h, &b.fc1, t, n);
             finish(t, w, b.norm1.as_ref(), Some(act));
             // u = norm2(t·W2 + b2), then h = act(h + u). Without norm2 the skip connection
             // is folded into the accumulation (h += t·W2 + b2) to save a pass.
@@ -259,7 +237,7 @@ impl FastNet {
                             *o += bv;
                         }
                     }
-                    hidden_acc(t, &b.fc2, q.map(|q| &q.1), h, n, &mut s.q);
+                    matmul_acc(t, &b.fc2, h, n);
                     for v in h.iter_mut() {
                         *v = act.apply(*v);
                     }
@@ -267,7 +245,7 @@ impl FastNet {
                 Some(ln) => {
                     let u = &mut s.u[..n * w];
                     fill_bias(u, &b.fc2.b);
-                    hidden_acc(t, &b.fc2, q.map(|q| &q.1), u, n, &mut s.q);
+                    matmul_acc(t, &b.fc2, u, n);
                     finish(u, w, Some(ln), None);
                     for (o, &uv) in h.iter_mut().zip(u.iter()) {
                         *o = act.apply(*o + uv);
@@ -294,15 +272,6 @@ fn fill_bias(y: &mut [f32], bias: &[f32]) {
 /// Batches up to this size skip `gemm` and run [`sparse_acc`]: for one position a
 /// matrix-vector product that skips the zeros ReLU leaves beats `gemm`'s packing.
 const SPARSE_MAX_ROWS: usize = 8;
-
-/// A block's layer: [`matmul_acc`], or in integers when `q` is given and the batch is
-/// larger than [`SPARSE_MAX_ROWS`] (smaller ones skip ReLU's zeros in f32 instead).
-fn hidden_acc(x: &[f32], l: &Dense, q: Option<&QDense>, y: &mut [f32], n: usize, s: &mut QScratch) {
-    match q {
-        Some(q) if n > SPARSE_MAX_ROWS => q.matmul_acc(x, y, n, s),
-        _ => matmul_acc(x, l, y, n),
-    }
-}
 
 /// `y += x·W` for `x` `[n, k]`, `W` `[k, m]`, `y` `[n, m]`, all row-major.
 fn matmul_acc(x: &[f32], l: &Dense, y: &mut [f32], n: usize) {

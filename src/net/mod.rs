@@ -2,7 +2,7 @@
 //! [`NetEvaluator`] the search calls, checkpoints, and the training step.
 //!
 //! Files, in dependency order: `model` (the burn `Module` and its config, masked softmax)
-//! → `quant` (16-bit integer hidden layers) → `fast` (plain-Rust inference copy) → `evaluator` (implements the search's
+//! → `fast` (plain-Rust inference copy) → `evaluator` (implements the search's
 //! `Evaluator`) → `checkpoint` (one on-disk format) → `train` (the `Learner`).
 
 pub mod average;
@@ -11,7 +11,6 @@ pub mod evaluator;
 pub mod fast;
 pub mod learner_config;
 pub mod model;
-pub(crate) mod quant;
 pub mod sparse;
 pub mod train;
 

@@ -20,7 +20,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 
 use super::checkpoint::{self, Checkpoint, Manifest};
-use super::evaluator::{InferencePath, NetEvaluator};
+use super::evaluator::NetEvaluator;
 pub use super::learner_config::{LearnerConfig, LossWeights, OptimizerKind};
 use super::model::{ModelConfig, POLICY_DIM, PolicyValueNet, WDL_DIM};
 use super::sparse::SparseBatch;
@@ -552,17 +552,13 @@ impl Learner {
         })
     }
 
-    /// `n` evaluators on the current weights, one per self-play worker thread, each
-    /// computing the forward pass by `path`.
-    pub fn evaluators(
-        &self,
-        n: usize,
-        path: InferencePath,
-    ) -> Result<Vec<Box<dyn crate::search::Evaluator>>, NetError> {
+    /// `n` evaluators on the current weights (the fast path), one per self-play worker
+    /// thread.
+    pub fn evaluators(&self, n: usize) -> Result<Vec<Box<dyn crate::search::Evaluator>>, NetError> {
         (0..n)
             .map(|_| {
                 self.to_inference()
-                    .map(|e| Box::new(e.with_path(path)) as Box<dyn crate::search::Evaluator>)
+                    .map(|e| Box::new(e) as Box<dyn crate::search::Evaluator>)
             })
             .collect()
     }
@@ -570,12 +566,6 @@ impl Learner {
     /// An evaluator on the current weights (fast path, single-threaded).
     pub fn to_inference(&self) -> Result<NetEvaluator, NetError> {
         NetEvaluator::new(&self.model, &self.model_config)
-    }
-
-    /// The current weights as an inference model (`valid()`: no autodiff graph), on the
-    /// training device.
-    pub fn inference_model(&self) -> PolicyValueNet {
-        self.model.valid()
     }
 
     /// Writes a checkpoint of the weights and optimizer state to `dir` (which must not

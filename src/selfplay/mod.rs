@@ -13,14 +13,12 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::dataio::label::policy_surprise;
 use crate::dataio::{LabelRule, Sample, Searched, label_game};
 use crate::game::{Game, Outcome, Position, RuleSet};
 use crate::rng::Rng;
 use crate::search::Evaluator;
 use crate::search::cache::{CachedEvaluator, EvalCache};
 use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
-use crate::tablebase::Tablebase;
 
 /// Self-play settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,41 +40,22 @@ pub struct SelfPlayConfig {
     /// Gumbel only: during the first `gumbel_noise_plies` plies the played move is the
     /// search's own choice, which its Gumbel noise shapes; after them it is the argmax of
     /// the improved policy (the policy target, no noise). The search itself keeps its
-    /// noise on every move. Measured +24 Elo [+10, +37] at equal wall time with 20
-    /// against every ply noisy (`experiments/ab/gumbel-noise-plies.md`).
+    /// noise on every move: a noisy choice explores the openings, a noisy move late in a
+    /// game only spoils the game's result (`experiments/ab/gumbel-noise-plies.md`).
     pub gumbel_noise_plies: u32,
-    /// A tablebase directory of the run's rules: every search node below the root whose
-    /// board the tables hold counts as a finished game with the table's result, so the
-    /// searches play those endings exactly (the games still go on to their real end, and
-    /// the network still sees and learns those positions). Empty: none.
-    pub tablebase: String,
-    /// Continuous self-play (`oware train` only): a slot whose game ends starts the next
-    /// game at once, and an iteration ends once `games_per_iteration` games have finished;
-    /// the games still in flight carry over and go on with the next iteration's network.
-    /// The batch stays full instead of draining while an iteration waits for its longest
-    /// game. `false`: every iteration plays its games from start to end.
-    pub continuous: bool,
     /// MiB of evaluation cache per self-play thread (`oware train`): a position met again
     /// in the iteration (a transposition, an opening many games share, a subtree pruned
     /// and grown again) is not evaluated again. Each thread has its own, so runs stay
     /// reproducible, and it starts empty every iteration (the network changed). A hit is
     /// the network's answer from an earlier batch, which its kernels may have rounded
-    /// differently in the last bits. 0: none.
-    /// Measured +55 Elo [+26, +85] at equal wall time (`experiments/ab/selfplay-cache.md`).
+    /// differently in the last bits. 0: none. It won its match at equal wall time
+    /// (`experiments/ab/selfplay-cache.md`).
     pub cache_mb: usize,
     /// λ per ply of the value the target mixes in (`train.value_target_mix`): 0 keeps
     /// each full search's own root value; above 0 each sample takes the λ-weighted blend
     /// of the root values of the searches after it and the game's result, so ply `k`
     /// ahead weighs `(1 − λ)·λ^k` (`dataio::label::lambda_values`). 1 is the result alone.
     pub value_lambda: f32,
-    /// Policy surprise weighting: the share `f` of each game's samples handed out by how
-    /// far the search moved the network's policy (KL of the target from the prior); sample
-    /// `i` gets about `(1 − f) + f · KLᵢ / mean KL` copies in the window, the game's total
-    /// unchanged. 0: one copy each.
-    pub surprise_weight: f32,
-    /// Self-play's network multiplies its hidden layers in 16-bit integers
-    /// (`net::quant`; the input layer and the heads stay f32). `false`: f32 throughout.
-    pub int16: bool,
     /// The share of the playing network's own policy mixed into the policy target
     /// ([`LabelRule::prior_mix`]). Not a config key: the training loop sets it from
     /// `train.teacher_policy_mix` for the iterations a teacher plays.
@@ -89,33 +68,23 @@ impl Default for SelfPlayConfig {
         SelfPlayConfig {
             games_per_iteration: 256,
             games_in_flight: 256,
-            opening_plies: 8,
+            opening_plies: 6,
             temperature: 1.0,
             temperature_plies: 20,
             gumbel_noise_plies: 20,
-            tablebase: String::new(),
-            continuous: false,
             cache_mb: 64,
-            value_lambda: 0.0,
-            surprise_weight: 0.0,
-            int16: false,
+            // With `train.value_target_mix = 0.5`: experiments/ab/value-lambda.md.
+            value_lambda: 0.9,
             prior_mix: 0.0,
         }
     }
 }
 
 impl SelfPlayConfig {
-    /// The forward pass self-play's network runs: f32, or with `int16` the hidden layers
-    /// in integers.
-    pub fn inference_path(&self) -> crate::net::InferencePath {
-        crate::net::InferencePath::fast(self.int16)
-    }
-
     /// How finished games become samples under these settings.
     pub fn label_rule(&self) -> LabelRule {
         LabelRule {
             value_lambda: self.value_lambda,
-            surprise_weight: self.surprise_weight,
             prior_mix: self.prior_mix,
         }
     }
@@ -137,12 +106,6 @@ impl SelfPlayConfig {
                 self.value_lambda
             ));
         }
-        if !(0.0..=1.0).contains(&self.surprise_weight) {
-            return Err(format!(
-                "surprise_weight = {} must be in [0, 1]",
-                self.surprise_weight
-            ));
-        }
         if self.cache_mb > 65_536 {
             return Err(format!("cache_mb = {} is more than 64 GiB", self.cache_mb));
         }
@@ -159,8 +122,7 @@ pub struct GameRecord {
     pub moves: Vec<u8>,
     /// How it ended.
     pub outcome: Outcome,
-    /// Training samples it gave (its full searches, each as many times as surprise
-    /// weighting repeats it).
+    /// Training samples it gave (one per full search).
     pub samples: usize,
 }
 
@@ -247,9 +209,7 @@ impl Evaluator for Timed<'_> {
 
 /// Plays `games` self-play games on one worker thread per evaluator in `evaluators`
 /// (each thread owns one). Deterministic for a given (seed, config, number of
-/// evaluators, tables). `tablebase` is what `cfg.tablebase` names, opened by the caller
-/// ([`open_tablebase`]); tables of other rules are ignored.
-#[allow(clippy::too_many_arguments)]
+/// evaluators).
 pub fn play(
     cfg: &SelfPlayConfig,
     mcts: &MctsConfig,
@@ -257,7 +217,6 @@ pub fn play(
     games: usize,
     seed: u64,
     evaluators: Vec<Box<dyn Evaluator>>,
-    tablebase: Option<&Arc<Tablebase>>,
     progress: &Progress,
 ) -> SelfPlayOutput {
     let t0 = Instant::now();
@@ -267,10 +226,15 @@ pub fn play(
         let ids: Vec<u64> = (t..games).step_by(threads).map(|g| g as u64).collect();
         let slots = (cfg.games_in_flight / threads).max(1).min(ids.len().max(1));
         let mut b = BatchSearch::new(mcts.clone(), rules, slots, seed);
-        b.set_tablebase(tablebase.cloned());
         let mut state = SlotState::parked(slots);
-        let mut queue = GameQueue::new(Ids::List(&ids), cfg, mcts, seed, progress);
-        worker(&mut b, &mut state, &mut queue, None, e.as_mut())
+        let mut queue = GameQueue {
+            ids: &ids,
+            cfg,
+            mcts,
+            seed,
+            progress,
+        };
+        worker(&mut b, &mut state, &mut queue, e.as_mut())
     });
     merge(outputs, t0)
 }
@@ -310,100 +274,6 @@ fn merge(outputs: Vec<WorkerOutput>, t0: Instant) -> SelfPlayOutput {
     out
 }
 
-/// Continuous self-play ([`SelfPlayConfig::continuous`]): the workers' searches and
-/// games in flight live here between calls, so a call ends once enough games have
-/// finished and the rest go on in the next call, with the evaluators it brings.
-pub struct SelfPlayPool {
-    workers: Vec<PoolWorker>,
-    seed: u64,
-}
-
-/// One worker thread's games in flight between calls.
-struct PoolWorker {
-    search: BatchSearch,
-    state: Vec<SlotState>,
-    /// The next game this worker starts is number `next · threads + t`.
-    next: u64,
-    t: u64,
-}
-
-impl SelfPlayPool {
-    /// An empty pool. Game `g` draws its randomness from stream `g` of `seed`; game
-    /// numbers grow over the pool's life, so no two games share a stream.
-    pub fn new(seed: u64) -> SelfPlayPool {
-        SelfPlayPool {
-            workers: Vec::new(),
-            seed,
-        }
-    }
-
-    /// Games in flight (started, not finished).
-    pub fn in_flight(&self) -> usize {
-        self.workers
-            .iter()
-            .map(|w| w.state.iter().filter(|s| s.active).count())
-            .sum()
-    }
-
-    /// Plays until at least `games` games have finished (each of the `evaluators.len()`
-    /// threads finishes its share, `games / threads` or one more), then returns those
-    /// games and their samples, positions searched in earlier calls included. The first
-    /// call (or one with another thread count) starts `cfg.games_in_flight` games.
-    /// Deterministic for a given (seed, config, sequence of calls and thread count).
-    #[allow(clippy::too_many_arguments)]
-    pub fn play(
-        &mut self,
-        cfg: &SelfPlayConfig,
-        mcts: &MctsConfig,
-        rules: RuleSet,
-        games: usize,
-        evaluators: Vec<Box<dyn Evaluator>>,
-        tablebase: Option<&Arc<Tablebase>>,
-        progress: &Progress,
-    ) -> SelfPlayOutput {
-        let t0 = Instant::now();
-        let threads = evaluators.len().max(1);
-        if self.workers.len() != threads {
-            self.workers = (0..threads)
-                .map(|t| {
-                    let slots = (cfg.games_in_flight / threads).max(1);
-                    PoolWorker {
-                        search: BatchSearch::new(mcts.clone(), rules, slots, self.seed),
-                        state: SlotState::parked(slots),
-                        next: 0,
-                        t: t as u64,
-                    }
-                })
-                .collect();
-        }
-        let seed = self.seed;
-        let jobs: Vec<_> = self
-            .workers
-            .iter_mut()
-            .zip(evaluators)
-            .enumerate()
-            .collect();
-        let outputs = on_threads(jobs, |(t, (w, mut e))| {
-            let quota = games / threads + usize::from(t < games % threads);
-            w.search.set_tablebase(tablebase.cloned());
-            let ids = Ids::Endless {
-                next: &mut w.next,
-                t: w.t,
-                threads: threads as u64,
-            };
-            let mut queue = GameQueue::new(ids, cfg, mcts, seed, progress);
-            worker(
-                &mut w.search,
-                &mut w.state,
-                &mut queue,
-                Some(quota),
-                e.as_mut(),
-            )
-        });
-        merge(outputs, t0)
-    }
-}
-
 struct WorkerOutput {
     finished: Vec<(GameRecord, Vec<Sample>)>,
     simulations: u64,
@@ -411,38 +281,13 @@ struct WorkerOutput {
     eval_seconds: f64,
 }
 
-/// Opens the tables `cfg.tablebase` names (None when it is empty), shared with every
-/// other user of the same directory in the process; an error names the key and the file.
-pub fn open_tablebase(
-    cfg: &SelfPlayConfig,
-    rules: RuleSet,
-) -> anyhow::Result<Option<Arc<Tablebase>>> {
-    use anyhow::Context;
-    if cfg.tablebase.is_empty() {
-        return Ok(None);
-    }
-    let tb = crate::tablebase::open_shared(std::path::Path::new(&cfg.tablebase))
-        .with_context(|| format!("selfplay.tablebase = {}", cfg.tablebase))?;
-    if tb.rules() != rules {
-        anyhow::bail!(
-            "selfplay.tablebase = {}: the tables are for {}, the games are played under {}",
-            cfg.tablebase,
-            tb.rules().name(),
-            rules.name()
-        );
-    }
-    Ok(Some(tb))
-}
-
 /// Plays the games `queue` hands out with `b`'s slots in flight at once: slots without a
-/// game start one, a finished game's slot starts the next. Without a quota it returns
-/// when the queue is empty and every game has finished; with one, as soon as that many
-/// games have finished in this call (the others stay in `b` and `state`).
+/// game start one, a finished game's slot starts the next. Returns when the queue is
+/// empty and every game has finished.
 fn worker(
     b: &mut BatchSearch,
     state: &mut [SlotState],
-    queue: &mut GameQueue<'_, '_>,
-    quota: Option<usize>,
+    queue: &mut GameQueue<'_>,
     evaluator: &mut dyn Evaluator,
 ) -> WorkerOutput {
     let (cfg, mcts, progress) = (queue.cfg, queue.mcts, queue.progress);
@@ -452,7 +297,7 @@ fn worker(
         seconds: 0.0,
     };
     let mut out = WorkerOutput {
-        finished: Vec::with_capacity(quota.unwrap_or(64)),
+        finished: Vec::with_capacity(64),
         simulations: 0,
         evaluations: 0,
         eval_seconds: 0.0,
@@ -464,8 +309,7 @@ fn worker(
             queue.start_game(b, &mut state[i], i, &mut out);
         }
     }
-    let done = |out: &WorkerOutput| quota.is_some_and(|q| out.finished.len() >= q);
-    while state.iter().any(|s| s.active) && !done(&out) {
+    while state.iter().any(|s| s.active) {
         if progress.stop.load(Ordering::Relaxed) {
             break;
         }
@@ -484,7 +328,6 @@ fn worker(
                     policy: r.policy,
                     prior: r.prior,
                     search_value: r.value,
-                    surprise: policy_surprise(&r.policy, &r.prior, r.legal),
                 });
             }
             let ply = b.game(i).moves().len() as u32;
@@ -516,61 +359,17 @@ fn worker(
     out
 }
 
-/// The numbers of the games a worker starts.
-enum Ids<'a> {
-    /// These, then none.
-    List(&'a [u64]),
-    /// `next · threads + t` for ever, `next` counting up.
-    Endless {
-        next: &'a mut u64,
-        t: u64,
-        threads: u64,
-    },
-}
-
-impl Ids<'_> {
-    fn take(&mut self) -> Option<u64> {
-        match self {
-            Ids::List(ids) => {
-                let (&id, rest) = ids.split_first()?;
-                *ids = rest;
-                Some(id)
-            }
-            Ids::Endless { next, t, threads } => {
-                let id = **next * *threads + *t;
-                **next += 1;
-                Some(id)
-            }
-        }
-    }
-}
-
 /// The games a worker still has to start, and what starting one needs.
-struct GameQueue<'a, 'b> {
-    ids: Ids<'b>,
+struct GameQueue<'a> {
+    /// The numbers of the games not started yet, in the order they start.
+    ids: &'a [u64],
     cfg: &'a SelfPlayConfig,
     mcts: &'a MctsConfig,
     seed: u64,
     progress: &'a Progress,
 }
 
-impl<'a, 'b> GameQueue<'a, 'b> {
-    fn new(
-        ids: Ids<'b>,
-        cfg: &'a SelfPlayConfig,
-        mcts: &'a MctsConfig,
-        seed: u64,
-        progress: &'a Progress,
-    ) -> Self {
-        GameQueue {
-            ids,
-            cfg,
-            mcts,
-            seed,
-            progress,
-        }
-    }
-
+impl GameQueue<'_> {
     /// Starts the next game in slot `i` (or parks the slot when none is left): a random
     /// opening, then the first search.
     fn start_game(
@@ -581,10 +380,11 @@ impl<'a, 'b> GameQueue<'a, 'b> {
         out: &mut WorkerOutput,
     ) {
         loop {
-            let Some(id) = self.ids.take() else {
+            let Some((&id, rest)) = self.ids.split_first() else {
                 st.active = false;
                 return;
             };
+            self.ids = rest;
             st.id = id;
             st.active = true;
             st.pending.clear();
@@ -768,7 +568,6 @@ mod tests {
             6,
             9,
             evs,
-            None,
             &Progress::default(),
         );
         let mut samples = out.samples.iter();
@@ -822,15 +621,6 @@ mod tests {
             cheap_simulations: 4,
             ..MctsConfig::default()
         };
-        run_with(threads, seed, &mcts, None)
-    }
-
-    fn run_with(
-        threads: usize,
-        seed: u64,
-        mcts: &MctsConfig,
-        tb: Option<&Arc<Tablebase>>,
-    ) -> SelfPlayOutput {
         let cfg = SelfPlayConfig {
             games_per_iteration: 12,
             games_in_flight: 6,
@@ -844,158 +634,13 @@ mod tests {
             .collect();
         play(
             &cfg,
-            mcts,
+            &mcts,
             RuleSet::abapa(),
             12,
             seed,
             evaluators,
-            tb,
             &Progress::default(),
         )
-    }
-
-    /// Continuous self-play hands out the games a single call of [`play`] would (the
-    /// same numbers give the same games, sample for sample), never one twice, keeps its
-    /// slots full between calls, and repeats itself for the same seed.
-    #[test]
-    fn continuous_self_play_carries_games_over_and_loses_none() {
-        let cfg = SelfPlayConfig {
-            games_per_iteration: 5,
-            games_in_flight: 6,
-            continuous: true,
-            ..SelfPlayConfig::default()
-        };
-        let mcts = MctsConfig {
-            algorithm: Algorithm::Gumbel,
-            simulations: 16,
-            cheap_simulations: 4,
-            ..MctsConfig::default()
-        };
-        let uniform = |n: usize| -> Vec<Box<dyn Evaluator>> {
-            (0..n)
-                .map(|_| Box::new(UniformEvaluator) as Box<dyn Evaluator>)
-                .collect()
-        };
-        let calls = |seed: u64| {
-            let mut pool = SelfPlayPool::new(seed);
-            let mut outs = Vec::new();
-            for _ in 0..4 {
-                let out = pool.play(
-                    &cfg,
-                    &mcts,
-                    RuleSet::abapa(),
-                    5,
-                    uniform(2),
-                    None,
-                    &Progress::default(),
-                );
-                assert!(out.games.len() >= 5, "{} games", out.games.len());
-                assert_eq!(pool.in_flight(), 6, "every slot plays a game between calls");
-                outs.push(out);
-            }
-            outs
-        };
-        let outs = calls(11);
-        let again = calls(11);
-        for (a, b) in outs.iter().zip(&again) {
-            assert_eq!(a.games, b.games);
-            assert_eq!(a.samples, b.samples);
-        }
-        let mut ids: Vec<u64> = outs
-            .iter()
-            .flat_map(|o| o.games.iter().map(|g| g.id))
-            .collect();
-        let n = ids.len();
-        ids.sort();
-        ids.dedup();
-        assert_eq!(ids.len(), n, "a game was handed out twice");
-        // Some game was started in one call and finished in a later one: the 6 slots
-        // never drain, so the first call's 6 games cannot all be among its 5+ finished.
-        let first: Vec<u64> = outs[0].games.iter().map(|g| g.id).collect();
-        assert!(
-            outs[1..]
-                .iter()
-                .any(|o| o.games.iter().any(|g| g.id < 6 && !first.contains(&g.id)))
-        );
-        // The same games, sample for sample, as one call of `play` over every number.
-        let all = play(
-            &SelfPlayConfig {
-                continuous: false,
-                ..cfg.clone()
-            },
-            &mcts,
-            RuleSet::abapa(),
-            *ids.last().unwrap() as usize + 1,
-            11,
-            uniform(2),
-            None,
-            &Progress::default(),
-        );
-        for o in &outs {
-            let mut k = 0;
-            for g in &o.games {
-                let at = all.games.iter().position(|h| h.id == g.id).unwrap();
-                assert_eq!(&all.games[at], g);
-                // Samples of game `at` in `all`: those before it, then its own.
-                let skip: usize = all.games[..at].iter().map(|h| h.samples).sum();
-                let len = g.samples;
-                assert_eq!(
-                    &o.samples[k..k + len],
-                    &all.samples[skip..skip + len],
-                    "game {}",
-                    g.id
-                );
-                k += len;
-            }
-            assert_eq!(k, o.samples.len());
-        }
-    }
-
-    /// With the shipped 12-seed tables every full search at a table position has exact
-    /// values under every move, so (with a uniform prior) its policy target peaks on a
-    /// move that keeps the table's outcome; without them it often does not, and the
-    /// tables also spare the network the evaluations of those nodes.
-    #[test]
-    fn with_tables_the_searches_play_table_positions_exactly() {
-        let tb = Arc::new(
-            Tablebase::open_for(std::path::Path::new("tablebases/abapa"), RuleSet::abapa())
-                .expect("the shipped tables"),
-        );
-        let mcts = full_gumbel_searches();
-        // (table positions sampled, those whose target peaks on an outcome-keeping move)
-        let keeps = |out: &SelfPlayOutput| {
-            let (mut n, mut kept) = (0, 0);
-            for s in &out.samples {
-                // Proven positions only: elsewhere the table's value is a guess.
-                let Some(p) = tb.probe(&s.position).filter(|p| p.exact) else {
-                    continue;
-                };
-                let values = tb.move_values(&s.position).expect("covered");
-                let best = (0..6).max_by(|&a, &b| s.policy[a].total_cmp(&s.policy[b]));
-                let v = values[best.unwrap()].expect("the target peaks on a legal move");
-                let me = s.position.side.index();
-                let stores = s.position.stores[me] as i32 - s.position.stores[1 - me] as i32;
-                n += 1;
-                kept += usize::from(crate::tablebase::TbOutcome::of(stores + v) == p.outcome);
-            }
-            (n, kept)
-        };
-        let with = run_with(2, 9, &mcts, Some(&tb));
-        let without = run_with(2, 9, &mcts, None);
-        let (n, kept) = keeps(&with);
-        let (n0, kept0) = keeps(&without);
-        println!("with tables {kept} of {n} keep the outcome, without {kept0} of {n0}");
-        assert!(n >= 100, "only {n} table positions sampled");
-        // The tables end a line only where they prove the result, so lines through
-        // boards a repetition may decide are still searched, and at 16 simulations some
-        // targets peak elsewhere; still more keep the outcome than without tables.
-        assert!(n0 >= 50, "only {n0} table positions sampled");
-        assert!(
-            kept as f64 / n as f64 > kept0 as f64 / n0 as f64,
-            "{kept} of {n} with tables, {kept0} of {n0} without"
-        );
-        let per_sim = |o: &SelfPlayOutput| o.evaluations as f64 / o.simulations as f64;
-        assert!(per_sim(&with) < per_sim(&without));
     }
 
     #[test]

@@ -284,7 +284,7 @@ pub fn check(run: &Path) -> Result<CapsuleManifest> {
     for f in &m.files {
         check_file(run, f)?;
     }
-    let config = Config::load(&run.join("config.toml"), &[])?;
+    let config = Config::load_saved(&run.join("config.toml"))?;
     if config.game.rules.to_string() != m.rules || config.model != m.model {
         bail!(
             "{}: capsule.json says rules {} and model {}, its config.toml rules {} and model {}: \

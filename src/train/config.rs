@@ -1,7 +1,10 @@
 //! The one config type of a training run (TOML): game, model, search, self-play,
-//! training, evaluation, seed and threads. Every key has a default, written once in the
-//! `Default` impls of the section types; unknown keys and bad values are errors that
-//! name the key and the file.
+//! training, evaluation, seed and threads. Every key has a default, written once in
+//! [`Config::default`]: the section types' own defaults, and for `[search]` the settings
+//! that won self-play's matches over a player's plain search. Unknown keys and bad values
+//! are errors that name the key and the file; a key since removed is named with what
+//! replaced it ([`REMOVED`]), and a run's own `config.toml` written before its removal
+//! still loads where it holds the old default.
 
 use std::path::Path;
 
@@ -14,7 +17,7 @@ use crate::game::RuleSet;
 use crate::net::DeviceKind;
 use crate::net::model::ModelConfig;
 use crate::net::train::{LearnerConfig, LossWeights, OptimizerKind};
-use crate::search::mcts::MctsConfig;
+use crate::search::mcts::{MctsConfig, SearchValue};
 use crate::selfplay::SelfPlayConfig;
 
 /// A whole training run's settings.
@@ -29,7 +32,7 @@ pub struct Config {
     pub game: GameConfig,
     /// The network's shape.
     pub model: ModelConfig,
-    /// The search used in self-play.
+    /// The search used in self-play (defaults: [`self_play_search`]).
     pub search: MctsConfig,
     /// Self-play.
     pub selfplay: SelfPlayConfig,
@@ -46,11 +49,24 @@ impl Default for Config {
             threads: 0,
             game: GameConfig::default(),
             model: ModelConfig::default(),
-            search: MctsConfig::default(),
+            search: self_play_search(),
             selfplay: SelfPlayConfig::default(),
             train: TrainConfig::default(),
             eval: EvalConfig::default(),
         }
+    }
+}
+
+/// Self-play's search by default: [`MctsConfig::default`] (a player's plain search, what
+/// checkpoints that record no settings are played with) with the settings that won
+/// their matches at equal wall time (`experiments/ab/`): priors at temperature 2
+/// (selfplay-policy-temperature.md) and the value target's search value Σ π(a)·Q(a)
+/// (search-value.md).
+pub fn self_play_search() -> MctsConfig {
+    MctsConfig {
+        policy_temperature: 2.0,
+        search_value: SearchValue::Improved,
+        ..MctsConfig::default()
     }
 }
 
@@ -140,11 +156,6 @@ pub struct TrainConfig {
     /// iteration left it, so data reaches the learner one iteration later. `false`: the
     /// phases take turns.
     pub overlap: bool,
-    /// A tablebase directory of the run's rules: every sample taken into the window
-    /// whose outcome the tables prove is relabelled (`dataio::rescore`): its value
-    /// targets become that outcome and its policy keeps the moves that hold it. The
-    /// searches do not use the tables. Empty: none.
-    pub rescore_tablebase: String,
     /// A checkpoint directory whose weights (and optimizer state, if saved) start a new
     /// run instead of random ones: the run continues training that network (KataGo's and
     /// Leela Zero's "bootstrap" net). Its model must match `[model]` and its rules
@@ -183,15 +194,16 @@ impl Default for TrainConfig {
             max_window_passes: 0.0,
             window: WindowRule::default(),
             refill_fraction: 0.0,
-            value_target_mix: 0.2,
+            // With `selfplay.value_lambda = 0.9`: experiments/ab/value-lambda.md.
+            value_target_mix: 0.5,
             loss_weights: LossWeights::default(),
             keep_checkpoints: 10,
             threads: 1,
             device: DeviceKind::Cpu,
             local_selfplay: true,
             min_new_samples: 0,
-            overlap: false,
-            rescore_tablebase: String::new(),
+            // experiments/ab/overlap.md.
+            overlap: true,
             init_from: String::new(),
             teacher: String::new(),
             teacher_iterations: 0,
@@ -216,6 +228,114 @@ impl TrainConfig {
     }
 }
 
+/// A key taken out of the config because its matches dropped it or found it neutral
+/// (the records in `experiments/ab/` keep the idea and the commit).
+pub struct Removed {
+    /// The dotted key.
+    pub key: &'static str,
+    /// Its old default, as TOML: the behaviour the code kept.
+    pub default: &'static str,
+    /// What a run gets instead, in a few words.
+    pub instead: &'static str,
+}
+
+/// Every key removed from the config. A config file that sets one is refused, naming it
+/// and what replaced it; a run's own `config.toml` (which lists every key, so one written
+/// before the removal lists these too) loads when each holds its old default.
+pub const REMOVED: [Removed; 6] = [
+    Removed {
+        key: "search.gumbel_rescale_q",
+        default: "true",
+        instead: "the completed Q is always rescaled by its min and max",
+    },
+    Removed {
+        key: "selfplay.tablebase",
+        default: "\"\"",
+        instead: "self-play searches without endgame tables",
+    },
+    Removed {
+        key: "selfplay.continuous",
+        default: "false",
+        instead: "every iteration plays its games from start to end",
+    },
+    Removed {
+        key: "selfplay.surprise_weight",
+        default: "0.0",
+        instead: "each full search gives one sample",
+    },
+    Removed {
+        key: "selfplay.int16",
+        default: "false",
+        instead: "the network runs in f32",
+    },
+    Removed {
+        key: "train.rescore_tablebase",
+        default: "\"\"",
+        instead: "samples keep their own games' labels",
+    },
+];
+
+/// Where a config's text comes from, which decides how a removed key is read.
+#[derive(Clone, Copy, PartialEq)]
+enum Origin {
+    /// Written by a person (a config file, `--set`): a removed key is an error.
+    Written,
+    /// A run's own `config.toml`, written by this or an older trainer: a removed key at
+    /// its old default is dropped, any other value is an error.
+    Saved,
+}
+
+/// Takes the removed keys out of `table` as `origin` allows; the error names the key.
+fn drop_removed(table: &mut toml::Table, origin: Origin) -> Result<()> {
+    for r in &REMOVED {
+        let (section, name) = r.key.split_once('.').expect("a dotted key");
+        let Some(t) = table.get_mut(section).and_then(|t| t.as_table_mut()) else {
+            continue;
+        };
+        let Some(v) = t.get(name) else {
+            continue;
+        };
+        let old: toml::Value = toml::from_str::<toml::Table>(&format!("v = {}", r.default))
+            .expect("a TOML literal")["v"]
+            .clone();
+        let same = match (
+            v.as_float().or(v.as_integer().map(|i| i as f64)),
+            old.as_float(),
+        ) {
+            (Some(a), Some(b)) => a == b,
+            _ => *v == old,
+        };
+        match origin {
+            Origin::Saved if same => {
+                t.remove(name);
+            }
+            Origin::Saved => bail!(
+                "{} = {v} was removed ({}): this oware cannot go on with a run that set it",
+                r.key,
+                r.instead
+            ),
+            Origin::Written => bail!(
+                "{} was removed ({}): delete it from the config",
+                r.key,
+                r.instead
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// Writes `over` into `base`, key by key; tables merge, anything else replaces.
+fn merge(base: &mut toml::Table, over: &toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
 impl Config {
     /// Reads a config file, applies `overrides` (`key=value`, dotted keys such as
     /// `train.batch_size=256`; values in TOML syntax, bare words taken as strings),
@@ -226,13 +346,29 @@ impl Config {
         Config::from_toml(&text, overrides).with_context(|| format!("config {}", path.display()))
     }
 
+    /// Reads a run's own `config.toml` (`RUN/config.toml`, a capsule's), which may come
+    /// from an older trainer: keys removed since are accepted at their old defaults.
+    pub fn load_saved(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading config {}", path.display()))?;
+        Config::parse(&text, &[], Origin::Saved)
+            .with_context(|| format!("config {}", path.display()))
+    }
+
     /// Parses TOML text with `overrides` (see [`Config::load`]).
     pub fn from_toml(text: &str, overrides: &[String]) -> Result<Config> {
+        Config::parse(text, overrides, Origin::Written)
+    }
+
+    fn parse(text: &str, overrides: &[String], origin: Origin) -> Result<Config> {
         let mut value: toml::Table =
             toml::from_str(text).map_err(|e| anyhow!("{}", plain_words(&e)))?;
+        drop_removed(&mut value, origin)?;
+        let defaults = toml::Table::try_from(Config::default()).expect("the defaults serialise");
         let parse = |t: &toml::Table| {
-            t.clone()
-                .try_into::<Config>()
+            let mut all = defaults.clone();
+            merge(&mut all, t);
+            all.try_into::<Config>()
                 .map_err(|e| anyhow!("{}", plain_words(&e)))
         };
         // A value that fails to parse is blamed on the `--set` that brought it in, when the
@@ -240,6 +376,7 @@ impl Config {
         let mut parsed = overrides.is_empty() || parse(&value).is_ok();
         for o in overrides {
             apply_override(&mut value, o)?;
+            drop_removed(&mut value, Origin::Written).with_context(|| format!("--set '{o}'"))?;
             match parse(&value) {
                 Err(e) if parsed => return Err(e.context(format!("--set '{o}'"))),
                 r => parsed = r.is_ok(),
@@ -599,8 +736,148 @@ mod tests {
 }
 
 #[cfg(test)]
+mod removed_keys {
+    use super::*;
+
+    /// The long run's capsule, written by a trainer that still had every removed key.
+    fn recorded() -> String {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("experiments/recorded/long-1204/capsule/config.toml");
+        std::fs::read_to_string(p).expect("the recorded capsule's config")
+    }
+
+    #[test]
+    fn a_saved_config_of_an_older_trainer_loads_with_the_removed_keys_at_their_defaults() {
+        let text = recorded();
+        for r in &REMOVED {
+            let name = r.key.split_once('.').unwrap().1;
+            assert!(
+                text.contains(&format!("\n{name} = ")),
+                "{} not in the record",
+                r.key
+            );
+        }
+        let c = Config::parse(&text, &[], Origin::Saved).unwrap();
+        assert_eq!(c.train.iterations, 3000);
+        assert_eq!(c.train.refill_fraction, 1.0);
+        assert_eq!(c.search.search_value, SearchValue::Improved);
+        // Written back, it lists no removed key and reads as the same config.
+        let again = c.to_toml();
+        let table: toml::Table = toml::from_str(&again).unwrap();
+        for r in &REMOVED {
+            let (section, name) = r.key.split_once('.').unwrap();
+            assert!(table[section].get(name).is_none(), "{}", r.key);
+        }
+        assert_eq!(Config::from_toml(&again, &[]).unwrap(), c);
+    }
+
+    #[test]
+    fn a_removed_key_is_one_line_naming_it_and_what_replaced_it() {
+        // Written by a person: refused even at its old default.
+        let e = Config::from_toml(&recorded(), &[]).unwrap_err();
+        let m = format!("{e:#}");
+        assert!(
+            m.contains("search.gumbel_rescale_q was removed (the completed Q is always rescaled"),
+            "{m}"
+        );
+        assert!(!m.contains('\n'), "{m}");
+        let e = Config::from_toml("[selfplay]\nsurprise_weight = 0.5\n", &[]).unwrap_err();
+        let m = format!("{e:#}");
+        assert!(
+            m == "selfplay.surprise_weight was removed (each full search gives one sample): \
+                  delete it from the config",
+            "{m}"
+        );
+        let e = Config::from_toml("", &["selfplay.int16=true".into()]).unwrap_err();
+        let m = format!("{e:#}");
+        assert!(
+            m.contains("--set 'selfplay.int16=true'") && m.contains("selfplay.int16 was removed"),
+            "{m}"
+        );
+        // A run's own config that set a removed key to another value cannot go on.
+        for (from, to, key) in [
+            (
+                "surprise_weight = 0.0",
+                "surprise_weight = 0.5",
+                "selfplay.surprise_weight",
+            ),
+            (
+                "continuous = false",
+                "continuous = true",
+                "selfplay.continuous",
+            ),
+            (
+                "rescore_tablebase = \"\"",
+                "rescore_tablebase = \"tb\"",
+                "train.rescore_tablebase",
+            ),
+            (
+                "gumbel_rescale_q = true",
+                "gumbel_rescale_q = false",
+                "search.gumbel_rescale_q",
+            ),
+        ] {
+            let text = recorded().replace(from, to);
+            let e = Config::parse(&text, &[], Origin::Saved).unwrap_err();
+            let m = format!("{e:#}");
+            assert!(m.starts_with(&format!("{key} = ")), "{m}");
+            assert!(m.contains("was removed") && !m.contains('\n'), "{m}");
+        }
+        // 0 written as an integer is the old default 0.0 too.
+        let text = recorded().replace("surprise_weight = 0.0", "surprise_weight = 0");
+        Config::parse(&text, &[], Origin::Saved).unwrap();
+    }
+}
+
+#[cfg(test)]
 mod shipped_configs {
     use super::*;
+
+    /// The shipped configs only size a run: no line of theirs sets a key to its default
+    /// (the training settings that won their matches are the defaults).
+    #[test]
+    fn shipped_configs_write_only_what_differs_from_the_defaults() {
+        fn leaves(t: &toml::Table, prefix: &str, out: &mut Vec<Vec<String>>) {
+            for (k, v) in t {
+                let path = format!("{prefix}{k}");
+                match v {
+                    toml::Value::Table(inner) => leaves(inner, &format!("{path}."), out),
+                    _ => out.push(path.split('.').map(String::from).collect()),
+                }
+            }
+        }
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_none_or(|x| x != "toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let table: toml::Table = toml::from_str(&text).unwrap();
+            let full = Config::from_toml(&text, &[]).unwrap();
+            let mut keys = Vec::new();
+            leaves(&table, "", &mut keys);
+            for key in keys {
+                let mut without = table.clone();
+                let mut t = &mut without;
+                for part in &key[..key.len() - 1] {
+                    t = t.get_mut(part).unwrap().as_table_mut().unwrap();
+                }
+                t.remove(key.last().unwrap());
+                // A line whose removal leaves an invalid config is needed (a run bounded by
+                // iterations alone writes `time_limit_minutes = 0`).
+                let Ok(c) = Config::from_toml(&toml::to_string(&without).unwrap(), &[]) else {
+                    continue;
+                };
+                assert!(
+                    c != full,
+                    "{}: {} is the default",
+                    p.display(),
+                    key.join(".")
+                );
+            }
+        }
+    }
 
     /// The configs in `configs/` parse and validate (a typo there would only show when a
     /// user runs them).

@@ -13,34 +13,20 @@ use super::replay::{Chunk, ReplayWindow, WindowRule};
 use super::report::duration_text;
 use super::rundir::{RunDir, RunState, delete_chunks, new_chunk_names};
 use super::stop::stop_requested;
-use crate::dataio::Sample;
 use crate::dataio::chunk::read_chunk;
-use crate::dataio::rescore::rescore;
 use crate::game::RuleSet;
-use crate::tablebase::Tablebase;
 
-/// Relabels the samples the tables prove (`train.rescore_tablebase`); how many.
-fn rescore_all(samples: &mut [Sample], tables: Option<&Tablebase>) -> u64 {
-    let Some(tb) = tables else {
-        return 0;
-    };
-    samples.iter_mut().map(|s| rescore(s, tb) as u64).sum()
-}
-
-/// The window `state` names, read back from its chunk files (relabelled from `tables`
-/// as they were when taken in); chunks a killed session evicted but had not deleted yet
-/// are deleted now.
+/// The window `state` names, read back from its chunk files; chunks a killed session
+/// evicted but had not deleted yet are deleted now.
 pub(super) fn restore_window(
     run: &RunDir,
     state: &RunState,
     rules: RuleSet,
-    tables: Option<&Tablebase>,
     log: &dyn Fn(String),
 ) -> Result<ReplayWindow> {
     let mut window = ReplayWindow::new();
     for name in &state.window {
-        let mut samples = read_chunk(&run.samples().join(name), rules)?;
-        rescore_all(&mut samples, tables);
+        let samples = read_chunk(&run.samples().join(name), rules)?;
         window.push_existing(Chunk {
             name: name.clone(),
             samples,
@@ -60,31 +46,26 @@ pub(super) fn restore_window(
 pub(super) struct Intake {
     /// Samples that came in.
     pub new_samples: u64,
-    /// Of those, the samples the tables relabelled (`train.rescore_tablebase`).
-    pub rescored: u64,
     /// Chunks that left the window (their files are deleted once the state is committed).
     pub evicted: Vec<String>,
 }
 
 /// Takes every chunk not consumed yet into `window`, in name order (deterministic),
-/// marking each consumed, its samples relabelled from `tables` where they prove the
-/// outcome. A chunk that cannot be read is set aside as `NAME.bad`.
+/// marking each consumed. A chunk that cannot be read is set aside as `NAME.bad`.
 pub(super) fn take_new_chunks(
     run: &RunDir,
     consumed: &mut BTreeSet<String>,
     window: &mut ReplayWindow,
     rule: &WindowRule,
     rules: RuleSet,
-    tables: Option<&Tablebase>,
     log: &dyn Fn(String),
 ) -> Result<Intake> {
     let before: Vec<String> = window.chunk_names();
-    let (mut new_samples, mut rescored) = (0u64, 0u64);
+    let mut new_samples = 0u64;
     for n in &new_chunk_names(run, consumed)? {
         match read_chunk(&run.samples().join(n), rules) {
-            Ok(mut samples) => {
+            Ok(samples) => {
                 new_samples += samples.len() as u64;
-                rescored += rescore_all(&mut samples, tables);
                 window.add(
                     Chunk {
                         name: n.clone(),
@@ -109,7 +90,6 @@ pub(super) fn take_new_chunks(
     let evicted = before.into_iter().filter(|n| !now_in.contains(n)).collect();
     Ok(Intake {
         new_samples,
-        rescored,
         evicted,
     })
 }

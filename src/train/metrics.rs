@@ -89,10 +89,6 @@ pub struct MetricsRow {
     /// without caches).
     #[serde(default)]
     pub cache_hit_rate: Option<f64>,
-    /// Share of the samples taken in that the tables relabelled
-    /// (`train.rescore_tablebase`; empty without).
-    #[serde(default)]
-    pub rescored_share: Option<f64>,
 }
 
 /// The process's resident memory in MB (`VmRSS` of `/proc/self/status`; 0 where the
@@ -218,16 +214,39 @@ mod tests {
             ..MetricsRow::default()
         };
         write(&p, std::slice::from_ref(&a)).unwrap();
-        // Cut the ten columns added since then from the header and the row.
+        // Cut the nine columns added since then from the header and the row.
         let old: String = std::fs::read_to_string(&p)
             .unwrap()
             .lines()
             .map(|l| {
                 let f: Vec<&str> = l.split(',').collect();
-                f[..f.len() - 10].join(",") + "\n"
+                f[..f.len() - 9].join(",") + "\n"
             })
             .collect();
         assert!(old.starts_with("iteration,") && !old.contains("pool_elo"));
+        std::fs::write(&p, old).unwrap();
+        assert_eq!(read(&p).unwrap(), vec![a]);
+    }
+
+    #[test]
+    fn files_with_columns_since_removed_still_read() {
+        // `rescored_share` was written until `train.rescore_tablebase` was taken out; a
+        // run resumed from such a file reads its rows and rewrites them without it.
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("metrics.csv");
+        let a = MetricsRow {
+            iteration: 7,
+            cache_hit_rate: Some(0.25),
+            ..MetricsRow::default()
+        };
+        write(&p, std::slice::from_ref(&a)).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let mut lines = text.lines();
+        let old = format!(
+            "{},rescored_share\n{},0.125\n",
+            lines.next().unwrap(),
+            lines.next().unwrap()
+        );
         std::fs::write(&p, old).unwrap();
         assert_eq!(read(&p).unwrap(), vec![a]);
     }

@@ -39,8 +39,7 @@ use crate::game::RuleSet;
 use crate::net::checkpoint::{checkpoint_name, write_latest};
 use crate::net::train::Learner;
 use crate::net::{DeviceKind, NetEvaluator};
-use crate::selfplay::{self, Progress, SelfPlayConfig, SelfPlayOutput, SelfPlayPool};
-use crate::tablebase::Tablebase;
+use crate::selfplay::{self, Progress, SelfPlayConfig, SelfPlayOutput};
 
 /// Plays the periodic evaluation of the learner's current network.
 pub type EvalFn<'a> = dyn Fn(&Config, &Learner, &EvalContext) -> Result<EvalSummary> + 'a;
@@ -70,17 +69,9 @@ struct Players {
     prior_mix: f32,
 }
 
-/// Self-play with `players` (the current network or the teacher): iteration `it`'s games, or
-/// (continuous, `pool`) the first games to finish. Nothing with
-/// `train.local_selfplay = false`.
-fn self_play(
-    c: &Config,
-    pool: &mut Option<SelfPlayPool>,
-    tables: Option<&std::sync::Arc<Tablebase>>,
-    display: Display,
-    players: Players,
-    it: u32,
-) -> Result<SelfPlayOutput> {
+/// Self-play with `players` (the current network or the teacher): iteration `it`'s games.
+/// Nothing with `train.local_selfplay = false`.
+fn self_play(c: &Config, display: Display, players: Players, it: u32) -> Result<SelfPlayOutput> {
     if !c.train.local_selfplay {
         return Ok(SelfPlayOutput::default());
     }
@@ -98,37 +89,13 @@ fn self_play(
     let rules = c.game.rules;
     let seed = iteration_seed(c.seed, it, 1);
     let mut out = std::thread::scope(|scope| {
-        let handle = scope.spawn(|| match pool {
-            // Games in flight carry over to the next iteration.
-            Some(pool) => pool.play(&cfg, &c.search, rules, games, evaluators, tables, &progress),
-            None => selfplay::play(
-                &cfg, &c.search, rules, games, seed, evaluators, tables, &progress,
-            ),
-        });
+        let handle = scope
+            .spawn(|| selfplay::play(&cfg, &c.search, rules, games, seed, evaluators, &progress));
         report::show_progress(&progress, games, it, display, &handle);
         handle.join().expect("self-play panicked")
     });
     out.cache_hit_rate = selfplay::hit_rate(&caches);
     Ok(out)
-}
-
-/// The tables of `train.rescore_tablebase` (none when empty), which must be of the
-/// config's rules.
-fn rescore_tables(config: &Config) -> Result<Option<std::sync::Arc<Tablebase>>> {
-    let dir = &config.train.rescore_tablebase;
-    if dir.is_empty() {
-        return Ok(None);
-    }
-    let tb = crate::tablebase::open_shared(Path::new(dir))
-        .with_context(|| format!("train.rescore_tablebase = {dir}"))?;
-    if tb.rules() != config.game.rules {
-        bail!(
-            "train.rescore_tablebase = {dir}: the tables are for {}, the run plays {}",
-            tb.rules().name(),
-            config.game.rules.name()
-        );
-    }
-    Ok(Some(tb))
 }
 
 /// The learner a new run starts with: random weights, or those of `train.init_from`
@@ -182,7 +149,7 @@ fn teacher(config: &Config, done: u32) -> Result<Option<NetEvaluator>> {
             config.game.rules
         );
     }
-    Ok(Some(e.with_path(config.selfplay.inference_path())))
+    Ok(Some(e))
 }
 
 /// Runs (or resumes) training in `run_dir`. `eval` plays the periodic evaluation;
@@ -236,14 +203,8 @@ struct Session {
     learning: Learning,
     window: ReplayWindow,
     rows: Vec<MetricsRow>,
-    tables: Option<std::sync::Arc<Tablebase>>,
-    /// `train.rescore_tablebase`: the tables that relabel the endgame samples taken in.
-    rescore: Option<std::sync::Arc<Tablebase>>,
     /// `train.teacher`'s network while it has iterations to play.
     teacher: Option<NetEvaluator>,
-    /// Continuous self-play's games in flight (not across a restart: a resumed run starts
-    /// new ones, numbered from the iteration it resumes at).
-    pool: Option<SelfPlayPool>,
     started: Instant,
     /// Wall seconds of the earlier sessions.
     base_wall: f64,
@@ -265,11 +226,8 @@ impl Session {
     ) -> Result<Session> {
         let rules = config.game.rules;
         let log = |m: String| display.say(m);
-        // The tables first: a bad directory stops the run before it writes anything.
-        let tables = selfplay::open_tablebase(&config.selfplay, rules)?;
-        let rescore = rescore_tables(&config)?;
         let saved = run.read_state()?;
-        // The teacher before anything is written, for the same reason.
+        // The teacher before anything is written: a bad checkpoint stops the run first.
         let teacher = teacher(&config, saved.as_ref().map_or(0, |s| s.iteration))?;
         let (state, learner) = match saved {
             Some(s) => resume(&config, &run, s, &log)?,
@@ -285,13 +243,9 @@ impl Session {
                 config.train.teacher, config.train.teacher_iterations
             ));
         }
-        let window = intake::restore_window(&run, &state, rules, rescore.as_deref(), &log)?;
+        let window = intake::restore_window(&run, &state, rules, &log)?;
         let mut rows = metrics::read(&run.metrics())?;
         rows.retain(|r| r.iteration <= state.iteration);
-        let pool = config
-            .selfplay
-            .continuous
-            .then(|| SelfPlayPool::new(iteration_seed(config.seed, state.iteration + 1, 1)));
         let mut learning = Learning::new(learner, &config);
         learning.hold_below = refill_mark(&config, &state, window.len(), &log);
         Ok(Session {
@@ -307,10 +261,7 @@ impl Session {
             state,
             window,
             rows,
-            tables,
-            rescore,
             teacher,
-            pool,
         })
     }
 
@@ -404,14 +355,7 @@ impl Session {
     ) -> Result<Option<(SelfPlayOutput, Intake, Learned)>> {
         let players = self.players(it)?;
         let c = &self.config;
-        let out = self_play(
-            c,
-            &mut self.pool,
-            self.tables.as_ref(),
-            self.display,
-            players,
-            it,
-        )?;
+        let out = self_play(c, self.display, players, it)?;
         let Some(intake) = self.take_in(it, &out)? else {
             return Ok(None);
         };
@@ -435,10 +379,10 @@ impl Session {
         let players = self.players(it)?;
         let new_samples = self.state.last_new_samples;
         let (c, window, learning) = (&self.config, &self.window, &mut self.learning);
-        let (pool, tables, display) = (&mut self.pool, self.tables.as_ref(), self.display);
+        let display = self.display;
         let (out, learned) = std::thread::scope(|scope| {
             let learner = scope.spawn(move || learning.learn(c, window, it, wall, new_samples));
-            let out = self_play(c, pool, tables, display, players, it);
+            let out = self_play(c, display, players, it);
             let learned = learner.join().expect("the learner thread panicked");
             (out, learned)
         });
@@ -486,9 +430,8 @@ impl Session {
                 prior_mix: c.train.teacher_policy_mix,
             });
         }
-        let path = c.selfplay.inference_path();
         Ok(Players {
-            evaluators: self.learning.learner.evaluators(threads, path)?,
+            evaluators: self.learning.learner.evaluators(threads)?,
             prior_mix: 0.0,
         })
     }
@@ -547,7 +490,6 @@ impl Session {
             &mut self.window,
             &self.config.train.window,
             rules,
-            self.rescore.as_deref(),
             &|m| display.say(m),
         )
     }
@@ -703,10 +645,6 @@ impl Session {
             rss_mb: metrics::resident_mb(),
             samples_mb: (metrics::dir_mb(&samples) - evicted_mb).max(0.0),
             cache_hit_rate: out.cache_hit_rate,
-            rescored_share: self
-                .rescore
-                .as_ref()
-                .map(|_| intake.rescored as f64 / intake.new_samples.max(1) as f64),
         }
     }
 

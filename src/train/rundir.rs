@@ -168,7 +168,7 @@ impl RunDir {
 /// and `train.refill_fraction`, which applies where the run resumes.
 pub fn effective_config(run: &RunDir, config: Option<Config>) -> Result<Config> {
     let saved = if run.config().exists() && run.state().exists() {
-        Some(Config::load(&run.config(), &[])?)
+        Some(Config::load_saved(&run.config())?)
     } else {
         None
     };

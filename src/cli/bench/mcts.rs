@@ -31,9 +31,6 @@ pub struct Args {
     /// is printed.
     #[arg(long, default_value_t = 0)]
     cache_mb: usize,
-    /// The network's hidden layers in 16-bit integers (`selfplay.int16`).
-    #[arg(long)]
-    int16: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -62,13 +59,8 @@ pub fn run(a: Args) -> Result<()> {
     let mut share = serde_json::Map::new();
     let mut hit = serde_json::Map::new();
     let mut text = format!(
-        "default network ({} parameters{}), {} simulations per move, {algorithm:?}, policy temperature {}, {threads} threads\n",
+        "default network ({} parameters), {} simulations per move, {algorithm:?}, policy temperature {}, {threads} threads\n",
         model.parameters(),
-        if a.int16 {
-            ", hidden layers in int16"
-        } else {
-            ""
-        },
         a.sims,
         a.policy_temp
     );
@@ -77,7 +69,6 @@ pub fn run(a: Args) -> Result<()> {
             games_per_iteration: g,
             games_in_flight: g,
             opening_plies: 8,
-            int16: a.int16,
             ..SelfPlayConfig::default()
         };
         let mcts = MctsConfig {
@@ -88,7 +79,7 @@ pub fn run(a: Args) -> Result<()> {
             policy_temperature: a.policy_temp,
             ..MctsConfig::default()
         };
-        let mut evaluators = learner.evaluators(threads, cfg.inference_path())?;
+        let mut evaluators = learner.evaluators(threads)?;
         let caches = selfplay::with_caches(&mut evaluators, a.cache_mb);
         // Whole games: every slot plays one game from a random opening.
         let t = Instant::now();
@@ -99,7 +90,6 @@ pub fn run(a: Args) -> Result<()> {
             g,
             7,
             evaluators,
-            None,
             &Progress::default(),
         );
         let secs = t.elapsed().as_secs_f64();
@@ -125,7 +115,6 @@ pub fn run(a: Args) -> Result<()> {
             "network_share": share,
             "cache_hit_rate": hit,
             "cache_mb": a.cache_mb,
-            "int16": a.int16,
             "simulations_per_move": a.sims,
             "policy_temperature": a.policy_temp,
             "threads": threads,

@@ -180,11 +180,7 @@ pub fn run(a: Args) -> Result<()> {
     let paths_measured = if a.train_only {
         &[][..]
     } else if on_cpu {
-        &[
-            (InferencePath::Fast, "fast"),
-            (InferencePath::FastInt16, "int16"),
-            (InferencePath::Burn, "burn"),
-        ][..]
+        &[(InferencePath::Fast, "fast"), (InferencePath::Burn, "burn")][..]
     } else {
         &[(InferencePath::Burn, "burn")][..]
     };

@@ -47,10 +47,11 @@
 //! evaluation is kept inside the bounds. The bounds are those of the board with no
 //! history since the last capture; the search checks repetition against its line before
 //! it probes, so a move that repeats a position is scored as the repetition it is.
-//! Taking the table only after captures (where the history is empty) measured −53 Elo
-//! against no table at depth 8, taking it everywhere +160 (`experiments/ab/tablebase-proven.md`):
-//! a proven draw scored 0 beside store-difference evaluations of its non-capturing
-//! siblings steers the search away from it.
+//! Taking the table only after captures (where the history is empty) played weaker than
+//! no table at all, while taking it everywhere plays far stronger
+//! (`experiments/ab/tablebase-proven.md`): a proven draw scored 0 beside
+//! store-difference evaluations of its non-capturing siblings steers the search away
+//! from it.
 //!
 //! # Determinism
 //! One thread; each search trusts only table entries it wrote itself (a generation
@@ -312,16 +313,6 @@ impl AlphaBeta {
     /// The rule set searched.
     pub fn rules(&self) -> RuleSet {
         self.rules
-    }
-
-    /// Plays under other rules from now on.
-    pub fn set_rules(&mut self, rules: RuleSet) {
-        self.rules = rules;
-    }
-
-    /// Bytes used by the transposition table.
-    pub fn table_bytes(&self) -> usize {
-        self.table.bytes()
     }
 
     /// Reallocates the transposition table with `mb` mebibytes.

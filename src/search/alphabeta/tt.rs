@@ -75,11 +75,6 @@ impl Table {
         }
     }
 
-    /// Bytes allocated.
-    pub fn bytes(&self) -> usize {
-        self.entries.len() * std::mem::size_of::<Entry>()
-    }
-
     /// Starts a new search: entries of earlier searches are invisible from now on.
     pub fn new_search(&mut self) {
         self.generation = self.generation.wrapping_add(1);

@@ -82,10 +82,6 @@ pub struct MctsConfig {
     pub tree_reuse: bool,
     /// The root value a search reports: `mean` or `improved` ([`SearchValue`]).
     pub search_value: SearchValue,
-    /// Gumbel: rescale the completed Q of a node's legal moves to [0, 1] by their min and
-    /// max before σ (as mctx's `rescale_values`); false maps Q ∈ [−1, 1] to (Q + 1)/2, so
-    /// moves whose values barely differ keep nearly equal logits.
-    pub gumbel_rescale_q: bool,
 }
 
 impl Default for MctsConfig {
@@ -105,7 +101,6 @@ impl Default for MctsConfig {
             gumbel_c_scale: 0.1,
             tree_reuse: true,
             search_value: SearchValue::Mean,
-            gumbel_rescale_q: true,
         }
     }
 }

@@ -83,9 +83,9 @@ pub fn completed_q(node: &Node) -> [f32; 6] {
 
 /// σ(completed Q): visited edges keep their Q, unvisited ones get the mixed value
 /// (the evaluator's value mixed with the prior-weighted Q of visited edges); then the
-/// values are rescaled to [0, 1] over legal moves (by their min and max, or as (q + 1)/2
-/// without `gumbel_rescale_q`) and multiplied by
-/// (c_visit + max visits)·c_scale. 0 on illegal moves.
+/// values are rescaled to [0, 1] over legal moves by their min and max (mctx's
+/// `rescale_values`, so moves whose values barely differ still get distinct logits) and
+/// multiplied by (c_visit + max visits)·c_scale. 0 on illegal moves.
 pub fn transformed_q(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
     let mut c = completed_q(node);
     let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
@@ -97,11 +97,7 @@ pub fn transformed_q(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
     }
     let max_n = *node.n.iter().max().unwrap_or(&0) as f32;
     let scale = (cfg.gumbel_c_visit + max_n) * cfg.gumbel_c_scale;
-    let (lo, span) = if cfg.gumbel_rescale_q {
-        (lo, (hi - lo).max(1e-8))
-    } else {
-        (-1.0, 2.0)
-    };
+    let span = (hi - lo).max(1e-8);
     for a in 0..6 {
         c[a] = if node.legal & (1 << a) != 0 {
             scale * (c[a] - lo) / span
@@ -375,7 +371,7 @@ mod tests {
     }
 
     #[test]
-    fn q_rescaling_stretches_close_values_and_the_fixed_map_does_not() {
+    fn q_rescaling_stretches_close_values_over_the_whole_scale() {
         let mut t = crate::search::mcts::SearchTree::new(8);
         t.reset(crate::game::Position::start());
         let root = t.root();
@@ -386,24 +382,17 @@ mod tests {
         node.n = [1, 1, 0, 0, 0, 0];
         node.w = [0.100, 0.101, 0.0, 0.0, 0.0, 0.0];
         let node = t.node(root);
-        let on = MctsConfig::default();
-        let off = MctsConfig {
-            gumbel_rescale_q: false,
-            ..MctsConfig::default()
-        };
-        let scale = (on.gumbel_c_visit + 1.0) * on.gumbel_c_scale;
-        let a = transformed_q(node, &on);
-        let b = transformed_q(node, &off);
-        // Min–max: the 0.001 difference becomes the whole scale (5.1 logits).
-        assert!((a[1] - a[0] - scale).abs() < 1e-3, "{a:?}");
-        // (q + 1)/2: it stays 0.0005 of the scale.
-        assert!((b[1] - b[0] - scale * 0.0005).abs() < 1e-4, "{b:?}");
-        assert!((b[0] - scale * 0.55).abs() < 1e-3, "{b:?}");
-        // So the improved policy stays near the prior without rescaling.
-        let pa = improved_policy(node, &on);
-        let pb = improved_policy(node, &off);
-        assert!(pa[1] > 0.99, "{pa:?}");
-        assert!((pb[1] - 0.5).abs() < 0.01, "{pb:?}");
+        let cfg = MctsConfig::default();
+        let scale = (cfg.gumbel_c_visit + 1.0) * cfg.gumbel_c_scale;
+        let q = transformed_q(node, &cfg);
+        // Min–max: the 0.001 difference becomes the whole scale (5.1 logits), the lower
+        // move 0, the illegal ones 0.
+        assert!((q[1] - q[0] - scale).abs() < 1e-3, "{q:?}");
+        assert_eq!(q[0], 0.0);
+        assert_eq!(&q[2..], &[0.0; 4]);
+        // So the improved policy leaves the prior for the better move.
+        let p = improved_policy(node, &cfg);
+        assert!(p[1] > 0.99, "{p:?}");
     }
 
     #[test]
