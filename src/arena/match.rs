@@ -2,7 +2,7 @@
 //! MCTS players' leaf evaluations of all games batched.
 //!
 //! Each round, every game whose mover is an MCTS player starts a search in that
-//! player's `BatchSearch` (one per player, one slot per game in flight); the searches
+//! player's `SearchedGames` (one per player, one slot per game in flight); the searches
 //! are stepped together, so each step is one evaluator call for all those games. Then
 //! every game gets its move: from the finished search, or from the alpha-beta, random
 //! or engine player. Openings come in pairs: game 2k plays opening k with the player
@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use super::player::AlphaBetaLimit;
 use crate::engine::client::EngineProcess;
-use crate::search::mcts::{BatchSearch, MctsConfig};
+use crate::search::mcts::{MctsConfig, SearchedGames};
 use crate::search::{AlphaBeta, Evaluator, Limits};
 
 /// A start position for a pair of games: a position and moves played from it.
@@ -371,7 +371,7 @@ pub enum MatchError {
 enum Driver<'p> {
     Random,
     Search {
-        search: Box<BatchSearch>,
+        search: Box<SearchedGames>,
         sims: u32,
         evaluator: &'p mut dyn Evaluator,
     },
@@ -604,7 +604,7 @@ impl<'p> Driver<'p> {
                 mcts.validate()
                     .map_err(|e| MatchError::Config(format!("mcts: {e}")))?;
                 let seed = cfg.seed ^ 0x5EA2_C400_0000_0000 ^ which;
-                let mut search = BatchSearch::new(mcts, cfg.rules, slots, seed);
+                let mut search = SearchedGames::new(mcts, cfg.rules, slots, seed);
                 search.set_tablebase(tablebase.clone());
                 Driver::Search {
                     search: Box::new(search),
@@ -887,9 +887,9 @@ fn step_searches(drivers: &mut [Driver; 2], live: &[Option<Live>]) -> u64 {
                 }
             }
             if any {
-                let before = search.evaluated;
+                let before = search.search().evaluated;
                 search.run(&mut **evaluator);
-                evaluations += search.evaluated - before;
+                evaluations += search.search().evaluated - before;
             }
         }
     }

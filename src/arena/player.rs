@@ -378,7 +378,7 @@ pub enum Player {
         /// The tables.
         tb: Arc<Tablebase>,
     },
-    /// MCTS (`BatchSearch`) over every game of the match with `evaluator` judging the
+    /// MCTS (`SearchedGames`) over every game of the match with `evaluator` judging the
     /// leaves of all of them in one batch. The trainer builds this from its in-memory
     /// network; `oware eval` from a SPEC.
     Search {

@@ -49,7 +49,7 @@ use serde_json::{Value, json};
 use super::mcts::line_letters;
 use crate::game::{EndReason, Game, Outcome, RuleSet, Side, move_letter};
 use crate::search::alphabeta::AlphaBeta;
-use crate::search::mcts::{BatchSearch, MctsConfig};
+use crate::search::mcts::{MctsConfig, SearchedGames};
 use crate::search::{Evaluator, Limits};
 use crate::tablebase::Tablebase;
 use crate::tablebase::prove::Prover;
@@ -261,7 +261,7 @@ fn table_name(v: Option<f32>) -> Option<&'static str> {
 /// The searches a review runs on each position, built once per review.
 struct Reviewer<'a> {
     cfg: &'a ReviewConfig,
-    search: BatchSearch,
+    search: SearchedGames,
     ab: AlphaBeta,
     tb: Option<&'a Tablebase>,
 }
@@ -269,7 +269,7 @@ struct Reviewer<'a> {
 impl<'a> Reviewer<'a> {
     fn new(rules: RuleSet, cfg: &'a ReviewConfig) -> Self {
         let mcts = cfg.trained.anytime(cfg.simulations.max(1), false);
-        let mut search = BatchSearch::new(mcts, rules, 1, 0x5eed);
+        let mut search = SearchedGames::new(mcts, rules, 1, 0x5eed);
         search.set_tablebase(cfg.tablebase.clone());
         let mut ab = AlphaBeta::new(rules, 16);
         ab.set_tablebase(cfg.tablebase.clone());

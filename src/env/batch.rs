@@ -12,6 +12,7 @@
 //! | keys | [`HISTORY_SLOTS`] × 8 B | the repetition history (exact keys, see `stretch_key`) |
 //! | overflow | 24 B | a `Vec` used only by the rare game going more than [`HISTORY_SLOTS`] plies without a capture; its storage is kept |
 //! | outcomes | 8 B | the result of the last game finished in this slot |
+//! | moves | 24 B + its plies | the game's actions from its start position, openings included (only with [`EnvConfig::record_moves`]; storage kept) |
 //!
 //! One step of one game is exactly the scalar [`Game::play`](crate::game::Game::play):
 //! apply the move, record the position in the history (a repeat ends the game by
@@ -21,7 +22,9 @@
 //!
 //! Game `i` draws every random number (opening plies, random actions) from its own
 //! stream `Rng::stream(seed, i)`, which it keeps across the games it plays: results do
-//! not depend on the number of threads or on the other games.
+//! not depend on the number of threads or on the other games. A caller that numbers its
+//! games (self-play) starts game `g` in a slot with [`BatchEnv::start_game`]: that game
+//! draws from stream `g` instead, wherever and whenever it is played.
 
 use thiserror::Error;
 
@@ -100,6 +103,9 @@ pub struct EnvConfig {
     pub openings: Openings,
     /// Whether finished games restart at once.
     pub auto_reset: AutoReset,
+    /// Whether each game's actions are kept ([`BatchEnv::moves`]), for a caller that
+    /// records whole games.
+    pub record_moves: bool,
 }
 
 /// Bad input to the batched environment. Nothing is changed when one is returned.
@@ -230,6 +236,8 @@ struct Meta {
     ply: u32,
     /// Keys in the history (in `keys` while ≤ `HISTORY_SLOTS`, else in `overflow`).
     hist_len: u32,
+    /// Whether `moves` records this game's actions.
+    record: bool,
     /// One bit per key hash: a key whose bit is clear is certainly not in the history,
     /// which spares the scan on most moves. Exact: a set bit only means "look".
     filter: u64,
@@ -248,7 +256,11 @@ pub struct BatchEnv {
     keys: Vec<u64>,
     overflow: Vec<Vec<u64>>,
     outcomes: Vec<Option<Outcome>>,
+    moves: Vec<Vec<u8>>,
     finished_total: u64,
+    /// Whether steps split the games over the rayon pool (else they run on the caller's
+    /// thread).
+    parallel: bool,
 }
 
 /// The actions of one step: given by the caller, or drawn from each game's RNG.
@@ -266,6 +278,7 @@ struct Lanes<'a> {
     keys: &'a mut [u64],
     overflow: &'a mut [Vec<u64>],
     outcomes: &'a mut [Option<Outcome>],
+    moves: &'a mut [Vec<u8>],
 }
 
 /// Splits `s` at game `mid` of a lane with `per` values per game (empty stays empty).
@@ -287,8 +300,9 @@ impl<'a> Lanes<'a> {
             .zip(self.legal.iter_mut())
             .zip(self.meta.iter_mut())
             .zip(self.keys.chunks_exact_mut(HISTORY_SLOTS))
-            .zip(self.overflow.iter_mut().zip(self.outcomes.iter_mut()));
-        for (i, ((((pos, legal), meta), keys), (overflow, outcome))) in games.enumerate() {
+            .zip(self.overflow.iter_mut().zip(self.outcomes.iter_mut()))
+            .zip(self.moves.iter_mut());
+        for (i, (((((pos, legal), meta), keys), (overflow, outcome)), moves)) in games.enumerate() {
             f(
                 i,
                 GameMut {
@@ -298,6 +312,7 @@ impl<'a> Lanes<'a> {
                     keys,
                     overflow,
                     outcome,
+                    moves,
                 },
             );
         }
@@ -314,6 +329,7 @@ impl<'a> Lanes<'a> {
         let (k0, k1) = self.keys.split_at_mut(mid * HISTORY_SLOTS);
         let (v0, v1) = self.overflow.split_at_mut(mid);
         let (o0, o1) = self.outcomes.split_at_mut(mid);
+        let (g0, g1) = self.moves.split_at_mut(mid);
         (
             Lanes {
                 positions: p0,
@@ -322,6 +338,7 @@ impl<'a> Lanes<'a> {
                 keys: k0,
                 overflow: v0,
                 outcomes: o0,
+                moves: g0,
             },
             Lanes {
                 positions: p1,
@@ -330,6 +347,7 @@ impl<'a> Lanes<'a> {
                 keys: k1,
                 overflow: v1,
                 outcomes: o1,
+                moves: g1,
             },
         )
     }
@@ -472,6 +490,7 @@ struct GameMut<'g> {
     keys: &'g mut [u64],
     overflow: &'g mut Vec<u64>,
     outcome: &'g mut Option<Outcome>,
+    moves: &'g mut Vec<u8>,
 }
 
 impl GameMut<'_> {
@@ -534,6 +553,9 @@ impl GameMut<'_> {
         let info = pos.apply(rules, action);
         *self.pos = pos;
         self.meta.ply += 1;
+        if self.meta.record {
+            self.moves.push(action as u8);
+        }
         if self.record(stretch_key(&pos), info.captured) {
             *self.legal = 0;
             return Some(pos.share_out(EndReason::Repetition, rules.repetition));
@@ -556,6 +578,7 @@ impl GameMut<'_> {
     fn begin(&mut self, rules: RuleSet, start: Position) -> Option<()> {
         *self.pos = start;
         self.meta.ply = 0;
+        self.moves.clear();
         self.reset_history();
         if start.status(rules).is_some() {
             *self.legal = 0;
@@ -566,21 +589,16 @@ impl GameMut<'_> {
     }
 
     /// Starts a new game from the start position plus a random opening drawn from the
-    /// game's RNG: `k` uniform in `min..=max`, then `k` uniform legal plies; an opening
-    /// that ends the game is thrown away and drawn again (at most `OPENING_TRIES` times,
-    /// then the start position is used).
+    /// game's RNG: `k` uniform in `min..=max` (one draw, even when the range holds one
+    /// value), then `k` uniform legal plies; an opening that ends the game is thrown away
+    /// and drawn again (at most `OPENING_TRIES` times, then the start position is used).
     #[inline(never)]
     fn begin_random(&mut self, rules: RuleSet, openings: Openings) {
         let span = openings.max_plies - openings.min_plies;
         for _ in 0..OPENING_TRIES {
             self.begin(rules, Position::start())
                 .expect("the start position is never over");
-            let k = openings.min_plies
-                + if span > 0 {
-                    self.meta.rng.below(span + 1)
-                } else {
-                    0
-                };
+            let k = openings.min_plies + self.meta.rng.below(span + 1);
             let mut ended = false;
             for _ in 0..k {
                 let a = self.meta.rng.pick_bit(*self.legal);
@@ -671,13 +689,16 @@ impl BatchEnv {
                     rng: Rng::stream(config.seed, i as u64),
                     ply: 0,
                     hist_len: 0,
+                    record: config.record_moves,
                     filter: 0,
                 })
                 .collect(),
             keys: vec![0; games * HISTORY_SLOTS],
             overflow: (0..games).map(|_| Vec::new()).collect(),
             outcomes: vec![None; games],
+            moves: (0..games).map(|_| Vec::new()).collect(),
             finished_total: 0,
+            parallel: true,
         };
         let cfg = env.config;
         let n = env.len();
@@ -704,6 +725,7 @@ impl BatchEnv {
             keys: &mut self.keys,
             overflow: &mut self.overflow,
             outcomes: &mut self.outcomes,
+            moves: &mut self.moves,
         }
     }
 
@@ -715,6 +737,23 @@ impl BatchEnv {
             keys: &mut self.keys[i * HISTORY_SLOTS..(i + 1) * HISTORY_SLOTS],
             overflow: &mut self.overflow[i],
             outcome: &mut self.outcomes[i],
+            moves: &mut self.moves[i],
+        }
+    }
+
+    /// The same batch stepped on the caller's thread only: for a caller that already
+    /// runs one batch per core (self-play's workers).
+    pub fn serial(mut self) -> BatchEnv {
+        self.parallel = false;
+        self
+    }
+
+    /// Games per task of a step: all of them when serial.
+    fn chunk(&self) -> usize {
+        if self.parallel {
+            chunk_size(self.len())
+        } else {
+            usize::MAX
         }
     }
 
@@ -802,6 +841,39 @@ impl BatchEnv {
         History::from_keys(&keys)
     }
 
+    /// Whether `pos` occurred in game `i` since its last capture (the current position
+    /// included): the repetition rule's question, asked by a search of the game. Exact:
+    /// every position since the last capture has the current stores, and between them
+    /// the stretch key is one-to-one. Panics if `i ≥ len()`.
+    #[inline]
+    pub fn seen(&self, i: usize, pos: &Position) -> bool {
+        if pos.stores != self.positions[i].stores {
+            return false;
+        }
+        let k = stretch_key(pos);
+        let meta = &self.meta[i];
+        meta.filter & filter_bit(k) != 0
+            && history_slice(
+                &self.keys[i * HISTORY_SLOTS..(i + 1) * HISTORY_SLOTS],
+                &self.overflow[i],
+                meta.hist_len,
+            )
+            .contains(&k)
+    }
+
+    /// Game `i`'s actions from its start position, openings included (empty unless
+    /// [`EnvConfig::record_moves`]). Panics if `i ≥ len()`.
+    pub fn moves(&self, i: usize) -> &[u8] {
+        &self.moves[i]
+    }
+
+    /// Game `i`'s random stream as it stands: a caller that goes on drawing for the
+    /// game (a search's noise, its move choice) continues it from here. Panics if
+    /// `i ≥ len()`.
+    pub fn rng(&self, i: usize) -> &Rng {
+        &self.meta[i].rng
+    }
+
     /// The outcome of the last game that ended in slot `i` (kept until the next one
     /// ends there), `None` if none has yet. Panics if `i ≥ len()`.
     pub fn last_outcome(&self, i: usize) -> Option<Outcome> {
@@ -856,6 +928,15 @@ impl BatchEnv {
         let (rules, openings) = (self.config.rules, self.config.openings);
         self.game_mut(i).begin_random(rules, openings);
         Ok(())
+    }
+
+    /// Starts game number `game` in slot `i` as `config.openings` says: the slot's
+    /// stream becomes `Rng::stream(seed, game)`, so the game is the same whichever slot
+    /// and moment it is played in.
+    pub fn start_game(&mut self, i: usize, game: u64) -> Result<(), EnvError> {
+        self.check_game(i)?;
+        self.meta[i].rng = Rng::stream(self.config.seed, game);
+        self.restart_game(i)
     }
 
     fn check_len(&self, name: &'static str, got: usize, per_game: usize) -> Result<(), EnvError> {
@@ -938,7 +1019,7 @@ impl BatchEnv {
 
     fn run_step(&mut self, actions: Actions<'_>, out: StepOut<'_>) -> StepSummary {
         let config = self.config;
-        let chunk = chunk_size(self.len());
+        let chunk = self.chunk();
         let s = par_run(self.lanes(), Io { actions, out }, chunk, &|l, io| {
             step_chunk(&config, l, io)
         });
@@ -950,7 +1031,7 @@ impl BatchEnv {
     /// drawn from the game's RNG stream; [`SKIP`] for parked games.
     pub fn random_actions(&mut self, actions: &mut [u8]) -> Result<(), EnvError> {
         self.check_len("actions", actions.len(), 1)?;
-        let chunk = chunk_size(self.len());
+        let chunk = self.chunk();
         let (meta, legal) = (&mut self.meta[..], &self.legal[..]);
         fill_random(meta, legal, actions, chunk);
         Ok(())

@@ -1,9 +1,12 @@
 //! Self-play: many games at once, each move chosen by the batched MCTS, yielding
 //! training samples.
 //!
-//! The games are split over worker threads; each worker owns a `BatchSearch` over its
-//! games in flight and its own evaluator, so no two threads share anything but the
-//! progress counters. Game `g`'s randomness (opening, noise, move sampling) is drawn
+//! The games are split over worker threads. Each worker keeps its games in flight in a
+//! batched environment ([`BatchEnv`]: positions, repetition history, endings, openings,
+//! the moves of each game) and searches them with one [`BatchSearch`], slot `i` reading
+//! lane `i`; the search hands back one move per lane whose search finished, and the env
+//! steps them. Each worker has its own evaluator, so no two threads share anything but
+//! the progress counters. Game `g`'s randomness (opening, noise, move sampling) is drawn
 //! from stream `g` of the seed, so the same seed, config and thread count give the
 //! same games.
 
@@ -14,8 +17,8 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::dataio::{LabelRule, Sample, Searched, label_game};
-use crate::game::{Game, Outcome, Position, RuleSet};
-use crate::rng::Rng;
+use crate::env::{AutoReset, BatchEnv, EnvConfig, Openings, SKIP, StepOut};
+use crate::game::{Outcome, Position, RuleSet};
 use crate::search::Evaluator;
 use crate::search::cache::{CachedEvaluator, EvalCache};
 use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
@@ -96,6 +99,13 @@ impl SelfPlayConfig {
         }
         if self.games_in_flight == 0 {
             return Err("games_in_flight must be at least 1".into());
+        }
+        if self.opening_plies > Openings::MAX_PLIES {
+            return Err(format!(
+                "opening_plies = {} must be at most {}",
+                self.opening_plies,
+                Openings::MAX_PLIES
+            ));
         }
         if !(self.temperature.is_finite() && self.temperature >= 0.0) {
             return Err(format!("temperature = {} must be ≥ 0", self.temperature));
@@ -225,16 +235,16 @@ pub fn play(
     let outputs = on_threads(jobs, |(t, mut e)| {
         let ids: Vec<u64> = (t..games).step_by(threads).map(|g| g as u64).collect();
         let slots = (cfg.games_in_flight / threads).max(1).min(ids.len().max(1));
+        let mut lanes = Lanes::new(cfg, rules, slots, seed);
         let mut b = BatchSearch::new(mcts.clone(), rules, slots, seed);
         let mut state = SlotState::parked(slots);
         let mut queue = GameQueue {
             ids: &ids,
             cfg,
             mcts,
-            seed,
             progress,
         };
-        worker(&mut b, &mut state, &mut queue, e.as_mut())
+        worker(&mut lanes, &mut b, &mut state, &mut queue, e.as_mut())
     });
     merge(outputs, t0)
 }
@@ -281,16 +291,60 @@ struct WorkerOutput {
     eval_seconds: f64,
 }
 
-/// Plays the games `queue` hands out with `b`'s slots in flight at once: slots without a
-/// game start one, a finished game's slot starts the next. Returns when the queue is
-/// empty and every game has finished.
+/// A worker's games in flight: the env's lanes, and the action buffer of its steps
+/// ([`SKIP`] but where a move is played).
+struct Lanes {
+    env: BatchEnv,
+    actions: Vec<u8>,
+}
+
+impl Lanes {
+    /// `slots` lanes under `rules`; a game's opening is up to `cfg.opening_plies`
+    /// random plies, drawn with the rest of its randomness from stream `game` of `seed`.
+    fn new(cfg: &SelfPlayConfig, rules: RuleSet, slots: usize, seed: u64) -> Lanes {
+        let config = EnvConfig {
+            rules,
+            seed,
+            openings: Openings {
+                min_plies: 0,
+                max_plies: cfg.opening_plies,
+            },
+            auto_reset: AutoReset::Off,
+            record_moves: true,
+        };
+        let env = BatchEnv::new(slots, config).expect("openings checked by validate");
+        Lanes {
+            env: env.serial(),
+            actions: vec![SKIP; slots],
+        }
+    }
+
+    /// Steps every lane whose action is set, and clears the actions.
+    fn step(&mut self) {
+        self.env
+            .step(&self.actions, StepOut::default())
+            .expect("the search chose an illegal move");
+        self.actions.fill(SKIP);
+    }
+
+    /// Plays `action` in lane `i` alone.
+    fn play_one(&mut self, i: usize, action: usize) {
+        self.actions[i] = action as u8;
+        self.step();
+    }
+}
+
+/// Plays the games `queue` hands out with `b`'s slots in flight at once, slot `i`
+/// searching lane `i`: slots without a game start one, a finished game's slot starts
+/// the next. Returns when the queue is empty and every game has finished.
 fn worker(
+    lanes: &mut Lanes,
     b: &mut BatchSearch,
     state: &mut [SlotState],
     queue: &mut GameQueue<'_>,
     evaluator: &mut dyn Evaluator,
 ) -> WorkerOutput {
-    let (cfg, mcts, progress) = (queue.cfg, queue.mcts, queue.progress);
+    let progress = queue.progress;
     let slots = b.len();
     let mut timed = Timed {
         inner: evaluator,
@@ -304,48 +358,35 @@ fn worker(
     };
     let (sims0, evals0) = (b.simulations, b.evaluated);
     let mut sims_reported = b.simulations;
+    // The lanes whose search finished in a step, and the move each plays.
+    let mut played: Vec<(usize, usize)> = Vec::with_capacity(slots);
     for i in 0..slots {
         if !state[i].active {
-            queue.start_game(b, &mut state[i], i, &mut out);
+            queue.start_game(lanes, b, &mut state[i], i, &mut out);
         }
     }
     while state.iter().any(|s| s.active) {
         if progress.stop.load(Ordering::Relaxed) {
             break;
         }
-        b.step(&mut timed);
+        b.step(&lanes.env, &mut timed);
+        played.clear();
         for i in 0..slots {
-            if !state[i].active || b.is_searching(i) {
-                continue;
+            if state[i].active && !b.is_searching(i) {
+                let a = choose_move(&lanes.env, b, &mut state[i], i, queue);
+                lanes.actions[i] = a as u8;
+                played.push((i, a));
             }
-            let r = b.result(i);
-            if state[i].full {
-                let p = *b.game(i).position();
-                state[i].pending.push(Searched {
-                    position: p,
-                    ply: b.game(i).moves().len() as u32,
-                    legal: r.legal,
-                    policy: r.policy,
-                    prior: r.prior,
-                    search_value: r.value,
-                });
-            }
-            let ply = b.game(i).moves().len() as u32;
-            let temperature = if ply < cfg.temperature_plies {
-                cfg.temperature
-            } else {
-                0.0
-            };
-            let a = if ply >= cfg.gumbel_noise_plies && mcts.algorithm == Algorithm::Gumbel {
-                argmax_legal(&r.policy, r.legal)
-            } else {
-                b.choose(i, temperature)
-            };
-            b.play(i, a).expect("the search chose an illegal move");
+        }
+        if !played.is_empty() {
+            lanes.step();
+        }
+        for &(i, a) in &played {
+            b.advance(i, a, &lanes.env);
             progress.moves.fetch_add(1, Ordering::Relaxed);
-            if !begin_search(b, &mut state[i], i, mcts) {
-                finish_game(b, &mut state[i], i, &mut out, progress, cfg);
-                queue.start_game(b, &mut state[i], i, &mut out);
+            if !begin_search(lanes, b, &mut state[i], i, queue.mcts) {
+                finish_game(&lanes.env, &mut state[i], i, &mut out, progress, queue.cfg);
+                queue.start_game(lanes, b, &mut state[i], i, &mut out);
             }
         }
         progress
@@ -359,21 +400,56 @@ fn worker(
     out
 }
 
+/// Slot `i`'s move from its finished search; a full search's position joins the
+/// game's samples first.
+fn choose_move(
+    env: &BatchEnv,
+    b: &mut BatchSearch,
+    st: &mut SlotState,
+    i: usize,
+    queue: &GameQueue<'_>,
+) -> usize {
+    let (cfg, mcts) = (queue.cfg, queue.mcts);
+    let r = b.result(i);
+    let ply = env.ply(i);
+    if st.full {
+        st.pending.push(Searched {
+            position: *env.position(i),
+            ply,
+            legal: r.legal,
+            policy: r.policy,
+            prior: r.prior,
+            search_value: r.value,
+        });
+    }
+    let temperature = if ply < cfg.temperature_plies {
+        cfg.temperature
+    } else {
+        0.0
+    };
+    if ply >= cfg.gumbel_noise_plies && mcts.algorithm == Algorithm::Gumbel {
+        argmax_legal(&r.policy, r.legal)
+    } else {
+        b.choose(i, temperature)
+    }
+}
+
 /// The games a worker still has to start, and what starting one needs.
 struct GameQueue<'a> {
     /// The numbers of the games not started yet, in the order they start.
     ids: &'a [u64],
     cfg: &'a SelfPlayConfig,
     mcts: &'a MctsConfig,
-    seed: u64,
     progress: &'a Progress,
 }
 
 impl GameQueue<'_> {
-    /// Starts the next game in slot `i` (or parks the slot when none is left): a random
-    /// opening, then the first search.
+    /// Starts the next game in lane `i` (or parks the slot when none is left): the env
+    /// plays its random opening, then slot `i` begins the first search, going on with
+    /// the game's random stream.
     fn start_game(
         &mut self,
+        lanes: &mut Lanes,
         b: &mut BatchSearch,
         st: &mut SlotState,
         i: usize,
@@ -388,41 +464,37 @@ impl GameQueue<'_> {
             st.id = id;
             st.active = true;
             st.pending.clear();
-            let mut rng = Rng::stream(self.seed, st.id);
-            let mut game = Game::new(b.rules(), Position::start());
-            let k = rng.below(self.cfg.opening_plies + 1);
-            for _ in 0..k {
-                let m = game.legal_moves();
-                if m == 0 {
-                    break;
-                }
-                game.play(rng.pick_bit(m)).expect("a legal random move");
-            }
-            b.set_game(i, game);
-            *b.rng(i) = rng;
-            if begin_search(b, st, i, self.mcts) {
+            lanes.env.start_game(i, id).expect("a lane of the batch");
+            b.set_root(i, lanes.env.position(i));
+            *b.rng(i) = lanes.env.rng(i).clone();
+            if begin_search(lanes, b, st, i, self.mcts) {
                 return;
             }
-            // The opening (or the forced moves after it) ended the game: record it, go on.
-            finish_game(b, st, i, out, self.progress, self.cfg);
+            // The forced moves after the opening ended the game: record it, go on.
+            finish_game(&lanes.env, st, i, out, self.progress, self.cfg);
         }
     }
 }
 
 /// Plays forced moves, then starts a full or cheap search. False if the game is over.
-fn begin_search(b: &mut BatchSearch, st: &mut SlotState, i: usize, mcts: &MctsConfig) -> bool {
+fn begin_search(
+    lanes: &mut Lanes,
+    b: &mut BatchSearch,
+    st: &mut SlotState,
+    i: usize,
+    mcts: &MctsConfig,
+) -> bool {
     loop {
-        let g = b.game(i);
-        if g.is_over() {
+        let m = lanes.env.legal(i);
+        if m == 0 {
             return false;
         }
-        let m = g.legal_moves();
-        if m.count_ones() == 1 {
-            b.play(i, m.trailing_zeros() as usize)
-                .expect("the only legal move");
-            continue;
+        if m.count_ones() != 1 {
+            break;
         }
-        break;
+        let a = m.trailing_zeros() as usize;
+        lanes.play_one(i, a);
+        b.advance(i, a, &lanes.env);
     }
     let full = b.rng(i).unit_f32() < mcts.full_search_fraction;
     st.full = full;
@@ -435,30 +507,30 @@ fn begin_search(b: &mut BatchSearch, st: &mut SlotState, i: usize, mcts: &MctsCo
     // and records no sample, so Dirichlet noise there would only spoil the move. Gumbel's
     // root sampling is how that algorithm picks among its considered moves, so it stays.
     let noise = full || mcts.algorithm == Algorithm::Gumbel;
-    b.begin(i, sims, noise)
+    b.begin(i, &lanes.env, sims, noise)
 }
 
-/// Labels slot `i`'s pending samples with the game's outcome and stores the game.
+/// Labels lane `i`'s pending samples with its game's outcome and stores the game.
 fn finish_game(
-    b: &BatchSearch,
+    env: &BatchEnv,
     st: &mut SlotState,
     i: usize,
     out: &mut WorkerOutput,
     progress: &Progress,
     cfg: &SelfPlayConfig,
 ) {
-    let g = b.game(i);
-    let Some(o) = g.outcome() else {
+    let Some(o) = env.last_outcome(i) else {
         return;
     };
-    let samples = label_game(&st.pending, o, g.moves().len() as u32, &cfg.label_rule());
+    let moves = env.moves(i);
+    let samples = label_game(&st.pending, o, moves.len() as u32, &cfg.label_rule());
     progress.games.fetch_add(1, Ordering::Relaxed);
     progress
         .samples
         .fetch_add(samples.len() as u64, Ordering::Relaxed);
     let record = GameRecord {
         id: st.id,
-        moves: g.moves().iter().map(|&(_, a)| a).collect(),
+        moves: moves.to_vec(),
         outcome: o,
         samples: samples.len(),
     };
@@ -527,6 +599,7 @@ mod tests {
                 ..MctsConfig::default()
             };
             let mut b = BatchSearch::new(mcts.clone(), RuleSet::abapa(), 1, 7);
+            let mut lanes = Lanes::new(&SelfPlayConfig::default(), RuleSet::abapa(), 1, 7);
             let mut st = SlotState {
                 id: 0,
                 active: true,
@@ -535,7 +608,7 @@ mod tests {
             };
             let (mut full, mut cheap) = (0, 0);
             for _ in 0..200 {
-                assert!(begin_search(&mut b, &mut st, 0, &mcts));
+                assert!(begin_search(&mut lanes, &mut b, &mut st, 0, &mcts));
                 let want = st.full || alg == Algorithm::Gumbel;
                 assert_eq!(b.root_noise(0), want, "{alg:?} full={}", st.full);
                 if st.full {
@@ -575,7 +648,7 @@ mod tests {
         for g in &out.games {
             let mine: Vec<&Sample> = samples.by_ref().take(g.samples).collect();
             let mut next = mine.iter().peekable();
-            let mut game = Game::new(RuleSet::abapa(), Position::start());
+            let mut game = crate::game::Game::new(RuleSet::abapa(), Position::start());
             for &a in &g.moves {
                 if let Some(s) = next.peek()
                     && s.position == *game.position()
@@ -652,7 +725,7 @@ mod tests {
         assert!(!out.samples.is_empty());
         for g in &out.games {
             // Replaying the recorded moves reaches the recorded outcome.
-            let mut game = Game::new(RuleSet::abapa(), Position::start());
+            let mut game = crate::game::Game::new(RuleSet::abapa(), Position::start());
             for &a in &g.moves {
                 game.play(a as usize).unwrap();
             }

@@ -22,7 +22,7 @@ use crate::engine::Level;
 use crate::game::{Game, RuleSet, move_letter};
 use crate::rng::Rng;
 use crate::search::alphabeta::{AlphaBeta, WIN};
-use crate::search::mcts::{Algorithm, BatchSearch, MctsConfig};
+use crate::search::mcts::{Algorithm, MctsConfig, SearchedGames};
 use crate::search::{Evaluator, Limits};
 
 /// How hard the prover works on one position.
@@ -267,7 +267,7 @@ pub fn first_puzzle(
 pub fn difficulty(
     game: &Game,
     solution: usize,
-    search: &mut BatchSearch,
+    search: &mut SearchedGames,
     evaluator: &mut dyn Evaluator,
 ) -> &'static str {
     for level in Level::ALL {
@@ -350,8 +350,8 @@ pub fn spawn_generator(
                 ..MctsConfig::default()
             };
             let (most, ..) = Level::Master.settings();
-            let mut judge = BatchSearch::new(cfg.anytime(most, false), rules, 1, seed);
-            let mut search = BatchSearch::new(cfg, rules, 1, seed);
+            let mut judge = SearchedGames::new(cfg.anytime(most, false), rules, 1, seed);
+            let mut search = SearchedGames::new(cfg, rules, 1, seed);
             let mut ab = AlphaBeta::new(rules, 16);
             let limits = ProofLimits::default();
             while book.len() < target {
@@ -367,7 +367,11 @@ pub fn spawn_generator(
 }
 
 /// One game of the network against itself (noise, temperature 1).
-fn self_play_game(search: &mut BatchSearch, evaluator: &mut dyn Evaluator, rules: RuleSet) -> Game {
+fn self_play_game(
+    search: &mut SearchedGames,
+    evaluator: &mut dyn Evaluator,
+    rules: RuleSet,
+) -> Game {
     let mut game = Game::new(rules, crate::game::Position::start());
     search.set_game(0, game.clone());
     while !game.is_over() && game.moves().len() < MAX_GAME_PLIES {

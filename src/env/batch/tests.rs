@@ -6,7 +6,7 @@ use crate::game::Game;
 use crate::game::Side;
 
 /// The scalar reference of one slot: a `Game` plus the slot's RNG stream, following the
-/// documented procedure (opening: `k` uniform in min..=max, then `k` uniform legal plies,
+/// documented procedure (opening: `k` uniform in min..=max, one draw, then `k` uniform legal plies,
 /// redrawn if the game ends; then one uniform legal action per step).
 struct RefSlot {
     rng: Rng,
@@ -18,7 +18,7 @@ fn ref_begin(rules: RuleSet, openings: Openings, rng: &mut Rng) -> Game {
     for _ in 0..OPENING_TRIES {
         let mut g = Game::new(rules, Position::start());
         let span = openings.max_plies - openings.min_plies;
-        let k = openings.min_plies + if span > 0 { rng.below(span + 1) } else { 0 };
+        let k = openings.min_plies + rng.below(span + 1);
         for _ in 0..k {
             let a = rng.pick_bit(g.legal_moves());
             g.play(a).unwrap();
@@ -126,12 +126,42 @@ fn compare_with_scalar(
                 assert_eq!(env.history_len(i), r.game.history().len(), "{}", ctx());
                 assert_eq!(env.last_outcome(i), r.last, "{}", ctx());
                 assert_eq!(env.is_parked(i), r.game.is_over(), "{}", ctx());
+                if config.record_moves {
+                    let moves: Vec<u8> = r.game.moves().iter().map(|&(_, a)| a).collect();
+                    assert_eq!(env.moves(i), moves, "{}", ctx());
+                } else {
+                    assert!(env.moves(i).is_empty(), "{}", ctx());
+                }
+                check_seen(&env, i, &r.game, &ctx);
                 longest = longest.max(env.history_len(i));
             }
         }
         assert_eq!(env.games_finished(), finished);
         longest
     })
+}
+
+/// `env.seen(i, ·)` against the game's own history: on the current position, on every
+/// position one move ahead (a capture there changes the stores), and on the current
+/// board with other stores.
+fn check_seen(env: &BatchEnv, i: usize, game: &Game, ctx: &dyn Fn() -> String) {
+    let here = *game.position();
+    assert!(env.seen(i, &here), "{}", ctx());
+    let mut others = vec![here];
+    for a in (0..6).filter(|a| here.legal_moves(env.rules()) & (1 << a) != 0) {
+        let mut next = here;
+        next.apply(env.rules(), a);
+        others.push(next);
+    }
+    if here.stores[0] > 0 {
+        let mut moved = here;
+        moved.stores[0] -= 1;
+        moved.stores[1] += 1;
+        others.push(moved);
+    }
+    for p in &others {
+        assert_eq!(env.seen(i, p), game.history().contains(p), "{} {p}", ctx());
+    }
 }
 
 #[test]
@@ -151,6 +181,7 @@ fn batch_equals_scalar_games_for_every_preset_openings_and_thread_count() {
                     seed: 0xC0FFEE,
                     openings,
                     auto_reset: AutoReset::On,
+                    record_moves: fused,
                 };
                 longest = longest.max(compare_with_scalar(config, 70, 350, threads, fused));
             }
@@ -169,6 +200,7 @@ fn parked_games_keep_their_result_and_wait() {
         seed: 5,
         openings: Openings::exactly(4),
         auto_reset: AutoReset::Off,
+        record_moves: true,
     };
     // The scalar comparison covers parking (ended games stay over and are skipped).
     compare_with_scalar(config, 40, 400, 2, false);
@@ -305,6 +337,7 @@ fn features_are_the_encoding_of_each_position() {
             seed: 11,
             openings: Openings::exactly(7),
             auto_reset: AutoReset::On,
+            record_moves: false,
         };
         let n = 50;
         let mut env = BatchEnv::new(n, config).unwrap();
@@ -475,4 +508,48 @@ fn features_of_a_hand_checked_north_position() {
     assert_eq!(&f[..12], &start[..]);
     assert_eq!(&f[12..14], &[0.0, 0.0]);
     assert_eq!(&f[14..], &north[..]);
+}
+
+#[test]
+fn a_numbered_game_is_the_same_in_any_slot_and_serial_steps_equal_parallel_ones() {
+    let config = EnvConfig {
+        seed: 21,
+        openings: Openings {
+            min_plies: 0,
+            max_plies: 6,
+        },
+        auto_reset: AutoReset::Off,
+        record_moves: true,
+        ..EnvConfig::default()
+    };
+    // Game 7 in slot 0 of a serial batch of 3, and in slot 600 of a parallel one: the
+    // same opening, the same stream, and the same game under the same random actions.
+    let mut small = BatchEnv::new(3, config).unwrap().serial();
+    let mut large = in_pool(4, || BatchEnv::new(700, config).unwrap());
+    small.start_game(0, 7).unwrap();
+    large.start_game(600, 7).unwrap();
+    let mut reference = Rng::stream(21, 7);
+    let mut opening = Game::new(config.rules, Position::start());
+    for _ in 0..reference.below(7) {
+        let a = reference.pick_bit(opening.legal_moves());
+        opening.play(a).unwrap();
+    }
+    assert_eq!(small.position(0), opening.position());
+    assert_eq!(small.moves(0), large.moves(600));
+    assert_eq!(small.rng(0), &reference);
+    assert_eq!(large.rng(600), &reference);
+    while !small.is_parked(0) {
+        let mut a = vec![SKIP; 3];
+        let mut b = vec![SKIP; 700];
+        a[0] = small.rng(0).clone().pick_bit(small.legal(0)) as u8;
+        b[600] = a[0];
+        small.step(&a, StepOut::default()).unwrap();
+        in_pool(4, || large.step(&b, StepOut::default())).unwrap();
+        assert_eq!(small.position(0), large.position(600));
+        assert_eq!(small.legal(0), large.legal(600));
+    }
+    assert_eq!(small.moves(0), large.moves(600));
+    assert_eq!(small.last_outcome(0), large.last_outcome(600));
+    assert!(large.is_parked(600));
+    assert!(small.start_game(3, 1).is_err());
 }

@@ -297,7 +297,7 @@ impl AtomicTree {
             rules,
             action,
             on_path,
-            history,
+            |p| history.contains(p),
             tb,
         );
         let id = self.next.fetch_add(1, Ordering::Relaxed);

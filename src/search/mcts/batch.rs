@@ -1,11 +1,17 @@
 //! `BatchSearch`: one search tree per game slot; each `step` runs one simulation in
 //! every slot that is searching and evaluates all their leaves in one batch.
+//!
+//! The games themselves live elsewhere, behind [`Lanes`]: self-play's in the batched
+//! environment ([`BatchEnv`], lane `i` searched by slot `i`), a match's or a review's
+//! as whole [`Game`]s ([`super::SearchedGames`]). The search reads a lane's position,
+//! legal moves and repetition history, and the caller plays the move it chooses.
 
 use super::policy::completed_q;
 use super::root::{RootState, Schedules, SearchRule, Start, most_visited, rule};
 use super::tree::{Leaf, NodeId, NodeKind, SearchTree};
 use super::{MctsConfig, SearchValue};
-use crate::game::{Game, MoveError, Position, RuleSet};
+use crate::env::BatchEnv;
+use crate::game::{Game, Position, RuleSet};
 use crate::rng::Rng;
 use crate::search::{Evaluation, Evaluator};
 use crate::tablebase::Tablebase;
@@ -34,10 +40,46 @@ pub struct SearchResult {
     pub legal: u8,
 }
 
-/// One game being searched.
+/// Where the searched games are kept: what a search reads of game `i`.
+pub trait Lanes {
+    /// Game `i`'s current position.
+    fn position(&self, i: usize) -> &Position;
+    /// Game `i`'s legal moves as a mask of actions; 0 once it is over.
+    fn legal(&self, i: usize) -> u8;
+    /// Whether `pos` occurred in game `i` since its last capture (the repetition rule).
+    fn seen(&self, i: usize, pos: &Position) -> bool;
+}
+
+impl Lanes for BatchEnv {
+    #[inline]
+    fn position(&self, i: usize) -> &Position {
+        BatchEnv::position(self, i)
+    }
+    #[inline]
+    fn legal(&self, i: usize) -> u8 {
+        BatchEnv::legal(self, i)
+    }
+    #[inline]
+    fn seen(&self, i: usize, pos: &Position) -> bool {
+        BatchEnv::seen(self, i, pos)
+    }
+}
+
+impl Lanes for [Game] {
+    fn position(&self, i: usize) -> &Position {
+        self[i].position()
+    }
+    fn legal(&self, i: usize) -> u8 {
+        self[i].legal_moves()
+    }
+    fn seen(&self, i: usize, pos: &Position) -> bool {
+        self[i].history().contains(pos)
+    }
+}
+
+/// One game's search.
 #[derive(Clone, Debug)]
 struct Slot {
-    game: Game,
     tree: SearchTree,
     path: Vec<(NodeId, u8)>,
     searching: bool,
@@ -70,18 +112,16 @@ pub struct BatchSearch {
 
 impl BatchSearch {
     /// `slots` searches under `rules` and `cfg`, slot `i` drawing its randomness from
-    /// stream `i` of `seed`. Every slot starts at the start position.
+    /// stream `i` of `seed`. Every slot's tree starts at the start position.
     pub fn new(cfg: MctsConfig, rules: RuleSet, slots: usize, seed: u64) -> BatchSearch {
         let budget = cfg.simulations.max(cfg.cheap_simulations) as usize;
         let capacity = 3 * budget + 64;
-        let start = Game::new(rules, Position::start());
         let slots = (0..slots)
             .map(|i| {
                 let mut tree = SearchTree::new(capacity);
-                tree.reset(*start.position());
+                tree.reset(Position::start());
                 tree.prepare_root(rules);
                 Slot {
-                    game: start.clone(),
                     tree,
                     path: Vec::with_capacity(64),
                     searching: false,
@@ -137,11 +177,6 @@ impl BatchSearch {
         self.slots.is_empty()
     }
 
-    /// The game of slot `i`.
-    pub fn game(&self, i: usize) -> &Game {
-        &self.slots[i].game
-    }
-
     /// Slot `i`'s random generator (for openings and move choice in the caller).
     pub fn rng(&mut self, i: usize) -> &mut Rng {
         &mut self.slots[i].rng
@@ -162,26 +197,32 @@ impl BatchSearch {
         &self.slots[i].tree
     }
 
-    /// Puts a new game in slot `i` (fresh tree).
-    pub fn set_game(&mut self, i: usize, game: Game) {
+    /// A fresh tree at `pos` for slot `i`: its lane holds a new game.
+    pub fn set_root(&mut self, i: usize, pos: &Position) {
         let s = &mut self.slots[i];
-        s.tree.reset(*game.position());
+        s.tree.reset(*pos);
         s.tree.prepare_root(self.rules);
-        s.game = game;
         s.searching = false;
     }
 
-    /// Starts a search of `simulations` at slot `i`'s current position, with root noise
-    /// (Dirichlet for PUCT, Gumbel sampling for Gumbel) if `noise`. Returns false if the
-    /// game is over (nothing to search).
-    pub fn begin(&mut self, i: usize, simulations: u32, noise: bool) -> bool {
+    /// Starts a search of `simulations` at the current position of lane `i` of `lanes`
+    /// (the position slot `i`'s tree is at), with root noise (Dirichlet for PUCT, Gumbel
+    /// sampling for Gumbel) if `noise`. Returns false if the game is over (nothing to
+    /// search).
+    pub fn begin<L: Lanes + ?Sized>(
+        &mut self,
+        i: usize,
+        lanes: &L,
+        simulations: u32,
+        noise: bool,
+    ) -> bool {
         let cfg = &self.cfg;
         let s = &mut self.slots[i];
-        if s.game.is_over() {
+        let legal = lanes.legal(i);
+        if legal == 0 {
             s.searching = false;
             return false;
         }
-        let legal = s.game.legal_moves();
         s.target = simulations.max(1);
         s.done = 0;
         s.searching = true;
@@ -203,8 +244,9 @@ impl BatchSearch {
     }
 
     /// Runs one simulation in every searching slot, evaluating all new leaves in one
-    /// call. Returns how many slots are still searching afterwards.
-    pub fn step(&mut self, evaluator: &mut dyn Evaluator) -> usize {
+    /// call; slot `i` searches lane `i` of `lanes`. Returns how many slots are still
+    /// searching afterwards.
+    pub fn step<L: Lanes + ?Sized>(&mut self, lanes: &L, evaluator: &mut dyn Evaluator) -> usize {
         self.batch_pos.clear();
         self.batch_legal.clear();
         self.batch_at.clear();
@@ -221,7 +263,7 @@ impl BatchSearch {
                 schedules: &self.schedules,
                 tb: self.tablebase.as_deref(),
             };
-            match descend(s, &how) {
+            match descend(s, &how, |p| lanes.seen(i, p)) {
                 Leaf::NeedsEval(id) => {
                     let n = s.tree.node(id);
                     self.batch_pos.push(n.pos);
@@ -283,8 +325,8 @@ impl BatchSearch {
     }
 
     /// Steps until no slot is searching.
-    pub fn run(&mut self, evaluator: &mut dyn Evaluator) {
-        while self.step(evaluator) > 0 {}
+    pub fn run<L: Lanes + ?Sized>(&mut self, lanes: &L, evaluator: &mut dyn Evaluator) {
+        while self.step(lanes, evaluator) > 0 {}
     }
 
     /// The result of slot `i`'s last search.
@@ -309,18 +351,17 @@ impl BatchSearch {
         most_visited_line(t.root(), max_len, |id| *t.node(id))
     }
 
-    /// Plays `action` in slot `i`'s game and moves the tree along (reusing the subtree
-    /// when configured).
-    pub fn play(&mut self, i: usize, action: usize) -> Result<(), MoveError> {
+    /// Moves slot `i`'s tree along `action`, which the caller has just played in lane
+    /// `i` of `lanes` (reusing the subtree when configured).
+    pub fn advance<L: Lanes + ?Sized>(&mut self, i: usize, action: usize, lanes: &L) {
         let reuse = self.cfg.tree_reuse && self.rule.keeps_subtree();
         let room = self.cfg.simulations.max(self.cfg.cheap_simulations) as usize + 2;
         let s = &mut self.slots[i];
-        s.game.play(action)?;
         s.searching = false;
-        let pos = *s.game.position();
-        if s.game.is_over() {
+        let pos = *lanes.position(i);
+        if lanes.legal(i) == 0 {
             s.tree.reset(pos);
-            return Ok(());
+            return;
         }
         if reuse {
             if !s.tree.advance(action, pos, room) {
@@ -332,7 +373,6 @@ impl BatchSearch {
             // need not evaluate its root again.
             s.tree.restart_at_child(action, pos, self.rules);
         }
-        Ok(())
     }
 }
 
@@ -345,9 +385,10 @@ struct Descent<'a> {
     tb: Option<&'a Tablebase>,
 }
 
-/// Descends slot `s`'s tree to a leaf, creating it if new. Terminal leaves are backed up
-/// here; new leaves are returned for evaluation, with `s.path` holding the way down.
-fn descend(s: &mut Slot, how: &Descent<'_>) -> Leaf {
+/// Descends slot `s`'s tree to a leaf, creating it if new (`seen`: the game's
+/// repetition history). Terminal leaves are backed up here; new leaves are returned for
+/// evaluation, with `s.path` holding the way down.
+fn descend(s: &mut Slot, how: &Descent<'_>, seen: impl Fn(&Position) -> bool) -> Leaf {
     let (rules, tb) = (how.rules, how.tb);
     s.path.clear();
     let tree = &mut s.tree;
@@ -379,7 +420,7 @@ fn descend(s: &mut Slot, how: &Descent<'_>) -> Leaf {
                 tree.backup(&s.path, leaf, v);
                 return Leaf::Done;
             }
-            let c = tree.add_child(rules, id, a, &s.path, s.game.history(), tb);
+            let c = tree.add_child(rules, id, a, &s.path, &seen, tb);
             let n = tree.node(c);
             if n.kind == NodeKind::Terminal {
                 let v = n.value;

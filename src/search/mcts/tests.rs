@@ -17,7 +17,7 @@ fn cfg(algorithm: Algorithm, sims: u32) -> MctsConfig {
 }
 
 fn search(fen: &str, c: MctsConfig, rules: RuleSet) -> SearchResult {
-    let mut b = BatchSearch::new(c.clone(), rules, 1, 7);
+    let mut b = SearchedGames::new(c.clone(), rules, 1, 7);
     b.set_game(0, Game::new(rules, pos(fen)));
     assert!(b.begin(0, c.simulations, false));
     b.run(&mut UniformEvaluator);
@@ -134,7 +134,7 @@ fn batch_results_do_not_depend_on_the_other_games() {
     let fen = "0-0-8-0-0-1-3-1-1-1-2-0-15-16-S";
     let c = cfg(Algorithm::Puct, 100);
     let alone = search(fen, c.clone(), RuleSet::abapa());
-    let mut b = BatchSearch::new(c.clone(), RuleSet::abapa(), 3, 7);
+    let mut b = SearchedGames::new(c.clone(), RuleSet::abapa(), 3, 7);
     b.set_game(1, Game::new(RuleSet::abapa(), pos(fen)));
     for i in 0..3 {
         b.begin(i, if i == 1 { 100 } else { 37 }, false);
@@ -147,7 +147,7 @@ fn batch_results_do_not_depend_on_the_other_games() {
 fn tree_reuse_keeps_the_subtree() {
     let c = cfg(Algorithm::Puct, 200);
     let rules = RuleSet::abapa();
-    let mut b = BatchSearch::new(c, rules, 1, 1);
+    let mut b = SearchedGames::new(c, rules, 1, 1);
     b.begin(0, 200, false);
     b.run(&mut UniformEvaluator);
     let best = b.result(0).best;
@@ -169,7 +169,7 @@ fn repetition_inside_the_tree_is_a_draw() {
     let rules = RuleSet::abapa();
     let mut g = Game::new(rules, pos("1-0-0-0-0-0-1-0-0-0-0-0-23-23-S"));
     g.play_text("AaBbCcDdEeF").unwrap();
-    let mut b = BatchSearch::new(cfg(Algorithm::Puct, 20), rules, 1, 1);
+    let mut b = SearchedGames::new(cfg(Algorithm::Puct, 20), rules, 1, 1);
     b.set_game(0, g);
     b.begin(0, 20, false);
     b.run(&mut UniformEvaluator);
@@ -195,7 +195,7 @@ impl Evaluator for Counting {
 #[test]
 fn one_evaluator_call_per_step_for_all_games() {
     let rules = RuleSet::abapa();
-    let mut b = BatchSearch::new(cfg(Algorithm::Gumbel, 16), rules, 64, 3);
+    let mut b = SearchedGames::new(cfg(Algorithm::Gumbel, 16), rules, 64, 3);
     for i in 0..64 {
         b.begin(i, 16, true);
     }
@@ -231,7 +231,7 @@ impl Evaluator for Misleading {
 fn gumbel_improved_policy_corrects_a_misleading_prior() {
     let rules = RuleSet::abapa();
     let c = cfg(Algorithm::Gumbel, 16);
-    let mut b = BatchSearch::new(c, rules, 1, 7);
+    let mut b = SearchedGames::new(c, rules, 1, 7);
     b.set_game(0, Game::new(rules, pos("0-0-8-0-0-1-1-1-1-1-2-3-15-15-S")));
     b.begin(0, 16, false);
     b.run(&mut Misleading);
@@ -344,7 +344,7 @@ fn the_policy_temperature_reaches_the_batched_tree() {
             policy_temperature: t,
             ..MctsConfig::default().anytime(40, false)
         };
-        let mut b = BatchSearch::new(c.clone(), RuleSet::abapa(), 1, 7);
+        let mut b = SearchedGames::new(c.clone(), RuleSet::abapa(), 1, 7);
         b.set_game(0, Game::new(RuleSet::abapa(), Position::start()));
         assert!(b.begin(0, 40, false));
         b.run(&mut Skewed);
@@ -400,15 +400,15 @@ fn the_played_childs_evaluation_is_the_next_roots() {
             tree_reuse: false,
             ..cfg(algorithm, 24)
         };
-        let mut kept = BatchSearch::new(c.clone(), rules, 1, 5);
-        let mut fresh = BatchSearch::new(c.clone(), rules, 1, 5);
+        let mut kept = SearchedGames::new(c.clone(), rules, 1, 5);
+        let mut fresh = SearchedGames::new(c.clone(), rules, 1, 5);
         let mut game = Game::new(rules, Position::start());
         kept.set_game(0, game.clone());
         let (mut saved, mut moves) = (0u64, 0);
         while !game.is_over() && moves < 60 {
             fresh.set_game(0, game.clone());
             let root_was_expanded = kept.tree(0).root_node().kind == NodeKind::Expanded;
-            let before = (kept.evaluated, fresh.evaluated);
+            let before = (kept.search().evaluated, fresh.search().evaluated);
             assert!(kept.begin(0, 24, true) && fresh.begin(0, 24, true));
             kept.run(&mut Hashed);
             fresh.run(&mut Hashed);
@@ -416,7 +416,10 @@ fn the_played_childs_evaluation_is_the_next_roots() {
             assert_eq!(rk.visits, rf.visits, "{algorithm:?} move {moves}");
             assert_eq!(rk.q, rf.q, "{algorithm:?} move {moves}");
             assert_eq!(rk.value, rf.value, "{algorithm:?} move {moves}");
-            let used = (kept.evaluated - before.0, fresh.evaluated - before.1);
+            let used = (
+                kept.search().evaluated - before.0,
+                fresh.search().evaluated - before.1,
+            );
             if root_was_expanded {
                 saved += 1;
                 assert_eq!(used.0 + 1, used.1, "{algorithm:?} move {moves}");
@@ -491,7 +494,7 @@ fn every_edge_holds_what_its_subtree_backed_up() {
     ];
     for fen in fens {
         for algorithm in [Algorithm::Gumbel, Algorithm::Puct] {
-            let mut b = BatchSearch::new(cfg(algorithm, 300), rules, 1, 3);
+            let mut b = SearchedGames::new(cfg(algorithm, 300), rules, 1, 3);
             b.set_game(0, Game::new(rules, pos(fen)));
             assert!(b.begin(0, 300, false));
             b.run(&mut Hashed);
@@ -499,4 +502,81 @@ fn every_edge_holds_what_its_subtree_backed_up() {
             assert!(check_backups(t, t.root()) > 2, "{fen} {algorithm:?}");
         }
     }
+}
+
+/// The same searches over the batched environment's lanes and over whole games: the
+/// env's repetition history (stretch keys) must answer what `Game`'s does, so the trees,
+/// results and moves agree ply by ply, repetitions in the tree included.
+#[test]
+fn env_lanes_and_whole_games_search_alike() {
+    use crate::env::{AutoReset, BatchEnv, EnvConfig, Openings, SKIP, StepOut};
+    let rules = RuleSet::abapa();
+    let n = 6;
+    let config = EnvConfig {
+        rules,
+        seed: 3,
+        openings: Openings::exactly(4),
+        auto_reset: AutoReset::Off,
+        record_moves: true,
+    };
+    let mut env = BatchEnv::new(n, config).unwrap().serial();
+    // Lane 0 starts in docs/rules.md example 10 (a repetition within reach).
+    env.reset_game(0, pos("1-0-0-0-0-0-1-0-0-0-0-0-23-23-S"))
+        .unwrap();
+    let mut games = SearchedGames::new(cfg(Algorithm::Gumbel, 24), rules, n, 9);
+    let mut lanes = BatchSearch::new(cfg(Algorithm::Gumbel, 24), rules, n, 9);
+    let mut first = Game::new(rules, *env.position(0));
+    // AaBbCcDdEeF: North's only move f then repeats the start, a draw.
+    for a in [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5] {
+        let mut actions = vec![SKIP; n];
+        actions[0] = a;
+        env.step(&actions, StepOut::default()).unwrap();
+        first.play(a as usize).unwrap();
+    }
+    assert_eq!(first.position(), env.position(0));
+    for i in 0..n {
+        let g = if i == 0 {
+            first.clone()
+        } else {
+            Game::new(rules, *env.position(i))
+        };
+        games.set_game(i, g);
+        lanes.set_root(i, env.position(i));
+    }
+    let mut plies = 0;
+    for _ in 0..60 {
+        let mut actions = vec![SKIP; n];
+        for i in 0..n {
+            assert_eq!(games.game(i).legal_moves(), env.legal(i), "lane {i}");
+            if env.legal(i) == 0 {
+                continue;
+            }
+            assert!(games.begin(i, 24, true));
+            assert!(lanes.begin(i, &env, 24, true));
+        }
+        games.run(&mut UniformEvaluator);
+        lanes.run(&env, &mut UniformEvaluator);
+        if plies == 0 {
+            assert_eq!(lanes.result(0).legal, 1 << 5);
+            assert_eq!(lanes.result(0).q[5], Some(0.0));
+        }
+        for i in (0..n).filter(|&i| env.legal(i) != 0) {
+            assert_eq!(games.result(i), lanes.result(i), "lane {i}");
+            let a = games.choose(i, 1.0);
+            assert_eq!(lanes.choose(i, 1.0), a, "lane {i}");
+            actions[i] = a as u8;
+            games.play(i, a).unwrap();
+            plies += 1;
+        }
+        env.step(&actions, StepOut::default()).unwrap();
+        for (i, &a) in actions.iter().enumerate().filter(|(_, a)| **a != SKIP) {
+            lanes.advance(i, a as usize, &env);
+            assert_eq!(games.game(i).position(), env.position(i), "lane {i}");
+        }
+    }
+    assert!(plies > 100, "{plies}");
+    assert_eq!(
+        games.game(0).outcome().map(|o| o.reason),
+        Some(crate::game::EndReason::Repetition)
+    );
 }

@@ -2,7 +2,7 @@
 //! statistics of their six outgoing edges (prior, visits, value sum), as mctx's
 //! `[nodes, actions]` arrays do. No heap allocation per node.
 
-use crate::game::{EndReason, History, Position, RuleSet};
+use crate::game::{EndReason, Position, RuleSet};
 use crate::search::Evaluation;
 use crate::tablebase::Tablebase;
 
@@ -82,7 +82,8 @@ impl Node {
 
 /// The position after `action` from `parent`, its legal moves, and its exact value for
 /// its mover if the game is over there: by the rules' endings, or by a repetition of a
-/// position on the way down (`on_path(key)`) or in the game's `history`. Positions before
+/// position on the way down (`on_path(key)`) or of one the game was in since its last
+/// capture (`seen(pos)`: its history, wherever the game is kept). Positions before
 /// the last capture have other stores, so comparing whole keys against everything seen is
 /// the rule "since the last capture".
 ///
@@ -98,12 +99,12 @@ pub fn judge_child(
     rules: RuleSet,
     action: usize,
     on_path: impl Fn(u128) -> bool,
-    history: &History,
+    seen: impl Fn(&Position) -> bool,
     tb: Option<&Tablebase>,
 ) -> (Position, u8, Option<f32>) {
     let mut pos = *parent;
     let info = pos.apply(rules, action);
-    let repeated = info.captured == 0 && (on_path(pos.key()) || history.contains(&pos));
+    let repeated = info.captured == 0 && (on_path(pos.key()) || seen(&pos));
     let outcome = if repeated {
         Some(pos.share_out(EndReason::Repetition, rules.repetition))
     } else {
@@ -219,14 +220,15 @@ impl SearchTree {
 
     /// Creates the child of `parent` by `action`, deciding at once whether the game is
     /// over there (see [`judge_child`]: rules' endings, a repetition of a position on the
-    /// path or in the game's `history`, or a result the tables `tb` prove).
+    /// path or in the game since its last capture (`seen`), or a result the tables `tb`
+    /// prove).
     pub fn add_child(
         &mut self,
         rules: RuleSet,
         parent: NodeId,
         action: usize,
         path: &[(NodeId, u8)],
-        history: &History,
+        seen: impl Fn(&Position) -> bool,
         tb: Option<&Tablebase>,
     ) -> NodeId {
         let id = self.nodes.len() as NodeId;
@@ -238,7 +240,7 @@ impl SearchTree {
                 path.iter()
                     .any(|&(p, _)| self.nodes[p as usize].pos.key() == key)
             },
-            history,
+            seen,
             tb,
         );
         let mut node = Node::new(pos);

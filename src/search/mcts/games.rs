@@ -1,0 +1,128 @@
+//! `SearchedGames`: whole games kept beside a [`BatchSearch`] of them, for the callers
+//! that need each game itself (its start, moves and outcome): matches, reviews, puzzles.
+//! Self-play keeps its games in the batched environment instead, and hands the same
+//! search its lanes.
+
+use super::MctsConfig;
+use super::batch::{BatchSearch, SearchResult};
+use super::tree::SearchTree;
+use crate::game::{Game, MoveError, Position, RuleSet};
+use crate::rng::Rng;
+use crate::search::Evaluator;
+use crate::tablebase::Tablebase;
+use std::sync::Arc;
+
+/// `slots` games, game `i` searched by slot `i` of one [`BatchSearch`].
+pub struct SearchedGames {
+    search: BatchSearch,
+    games: Vec<Game>,
+}
+
+impl SearchedGames {
+    /// `slots` games at the start position under `rules`, searched under `cfg`; slot
+    /// `i` draws its randomness from stream `i` of `seed`.
+    pub fn new(cfg: MctsConfig, rules: RuleSet, slots: usize, seed: u64) -> SearchedGames {
+        SearchedGames {
+            search: BatchSearch::new(cfg, rules, slots, seed),
+            games: vec![Game::new(rules, Position::start()); slots],
+        }
+    }
+
+    /// The search (its counters: `simulations`, `evaluated`).
+    pub fn search(&self) -> &BatchSearch {
+        &self.search
+    }
+
+    /// See [`BatchSearch::set_tablebase`].
+    pub fn set_tablebase(&mut self, tb: Option<Arc<Tablebase>>) {
+        self.search.set_tablebase(tb);
+    }
+
+    /// The search settings.
+    pub fn config(&self) -> &MctsConfig {
+        self.search.config()
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> RuleSet {
+        self.search.rules()
+    }
+
+    /// Number of games.
+    pub fn len(&self) -> usize {
+        self.games.len()
+    }
+
+    /// True with no games.
+    pub fn is_empty(&self) -> bool {
+        self.games.is_empty()
+    }
+
+    /// Game `i`.
+    pub fn game(&self, i: usize) -> &Game {
+        &self.games[i]
+    }
+
+    /// Puts `game` in slot `i` with a fresh tree.
+    pub fn set_game(&mut self, i: usize, game: Game) {
+        self.search.set_root(i, game.position());
+        self.games[i] = game;
+    }
+
+    /// Plays `action` in game `i` and moves its tree along.
+    pub fn play(&mut self, i: usize, action: usize) -> Result<(), MoveError> {
+        self.games[i].play(action)?;
+        self.search.advance(i, action, &self.games[..]);
+        Ok(())
+    }
+
+    /// See [`BatchSearch::begin`]: a search of game `i`'s current position.
+    pub fn begin(&mut self, i: usize, simulations: u32, noise: bool) -> bool {
+        self.search.begin(i, &self.games[..], simulations, noise)
+    }
+
+    /// One simulation in every searching slot (see [`BatchSearch::step`]).
+    pub fn step(&mut self, evaluator: &mut dyn Evaluator) -> usize {
+        self.search.step(&self.games[..], evaluator)
+    }
+
+    /// Steps until no slot is searching.
+    pub fn run(&mut self, evaluator: &mut dyn Evaluator) {
+        self.search.run(&self.games[..], evaluator);
+    }
+
+    /// Slot `i`'s random generator.
+    pub fn rng(&mut self, i: usize) -> &mut Rng {
+        self.search.rng(i)
+    }
+
+    /// Whether slot `i`'s current (or last) search was begun with root noise.
+    pub fn root_noise(&self, i: usize) -> bool {
+        self.search.root_noise(i)
+    }
+
+    /// Whether slot `i` is still searching.
+    pub fn is_searching(&self, i: usize) -> bool {
+        self.search.is_searching(i)
+    }
+
+    /// Slot `i`'s tree.
+    pub fn tree(&self, i: usize) -> &SearchTree {
+        self.search.tree(i)
+    }
+
+    /// The result of slot `i`'s last search.
+    pub fn result(&self, i: usize) -> SearchResult {
+        self.search.result(i)
+    }
+
+    /// See [`BatchSearch::choose`].
+    pub fn choose(&mut self, i: usize, temperature: f32) -> usize {
+        self.search.choose(i, temperature)
+    }
+
+    /// See [`BatchSearch::principal_variation`].
+    pub fn principal_variation(&self, i: usize, max_len: usize) -> Vec<usize> {
+        self.search.principal_variation(i, max_len)
+    }
+}
