@@ -14,9 +14,12 @@
 //! - `tally`: the figures kept as games finish (W/D/L, pentanomial, the SPRT).
 //! - `match`: a match between two players, all games in flight at once, the MCTS
 //!   players' evaluations batched.
-//! - `rating`: maximum-likelihood Elo of every player of a pool of games, anchored,
-//!   with bootstrap or Hessian intervals.
-//! - `pool`: the pool file (one game record per line, appended atomically).
+//! - `rating_fit`: the maximum-likelihood fit (Newton's method, anchored) and the
+//!   clamping of perfect matchups.
+//! - `rating`: Elo of every player of a pool of games, anchored, with bootstrap or
+//!   Hessian intervals, and the rating table.
+//! - `rating_pool`: the rating pool file (one game record per line, appended
+//!   atomically) and topping it up with new games.
 //! - `ladder`: the model against alpha-beta at increasing depths, on a fixed Elo scale.
 //! - `accuracy`: the share of a player's moves that keep the best result, judged by the
 //!   endgame tables on positions from self-play games.
@@ -31,8 +34,9 @@ mod r#match;
 mod match_config;
 mod openings;
 pub mod player;
-pub mod pool;
 pub mod rating;
+mod rating_fit;
+pub mod rating_pool;
 mod record;
 mod schedule;
 pub mod stats;
