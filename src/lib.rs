@@ -1,7 +1,7 @@
 //! oware-zero: a self-play reinforcement-learning trainer for Oware.
 //!
 //! Modules in dependency order (each uses only those above it), as `src/README.md` says:
-//! `rng` → `files` → `game` → `tablebase` → `env` → `search` → `net` → `engine` → `export` → `dataio` → `selfplay` → `arena`
+//! `rng` → `files` → `game` → `tablebase` → `env` → `search` → `net` → `engine` → `player` → `export` → `dataio` → `selfplay` → `arena`
 //! → `train` → `serve` → `cli`.
 
 // Per-action code indexes several parallel [_; 6] arrays by action; index loops read
@@ -23,6 +23,8 @@ pub mod search;
 pub mod net;
 
 pub mod engine;
+
+pub mod player;
 
 pub mod export;
 

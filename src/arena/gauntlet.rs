@@ -10,8 +10,8 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
 use super::accuracy;
-use super::pool;
 use super::rating::IntervalMethod;
+use super::rating_pool;
 use super::{MatchConfig, Player, PlayerSpec};
 use crate::files::atomic_write;
 use crate::game::{Game, Position, RuleSet};
@@ -152,14 +152,14 @@ pub fn evaluate(
         ..MatchConfig::default()
     };
     let path = ctx.run.join(POOL_FILE);
-    let mut games = pool::read_pool(&path)?;
+    let mut games = rating_pool::read_pool(&path)?;
     // Games under this name from a session killed before the checkpoint was committed
     // belong to another network.
-    pool::drop_player(&path, &mut games, &ctx.checkpoint)?;
+    rating_pool::drop_player(&path, &mut games, &ctx.checkpoint)?;
     let me = ctx.checkpoint.as_str();
     let mut player = Player::search(me, e.simulations, network);
     let mut opponent = Player::from_spec(&spec, rules, seed)?;
-    let report = pool::top_up(
+    let report = rating_pool::top_up(
         &path,
         &mut games,
         (me, &mut player),
@@ -190,7 +190,7 @@ pub fn evaluate(
             tb: None,
         };
         let mut them = Player::from_spec(&earlier, rules, seed)?;
-        pool::top_up(
+        rating_pool::top_up(
             &path,
             &mut games,
             (me, &mut player),
@@ -204,7 +204,7 @@ pub fn evaluate(
     }
     // The Hessian's intervals: a bootstrap refits the whole pool hundreds of times,
     // and a long run's pool holds a player per evaluation.
-    let table = pool::rate_pool(&games, &baseline, e.opponent_elo, IntervalMethod::Hessian)
+    let table = rating_pool::rate_pool(&games, &baseline, e.opponent_elo, IntervalMethod::Hessian)
         .map_err(|err| anyhow::anyhow!("rating the pool: {err}"))?;
     let accuracy = if e.tablebase.is_empty() {
         None

@@ -14,7 +14,8 @@
 
 use serde::Serialize;
 
-use super::r#match::{MatchConfig, MatchError, run_match};
+use super::r#match::run_match;
+use super::match_config::{MatchConfig, MatchError};
 use super::player::{AlphaBetaLimit, Player};
 use super::stats::{Summary, Z95};
 

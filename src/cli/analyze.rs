@@ -1,12 +1,12 @@
 //! `oware analyze`: a game reviewed move by move (best move, values, grade) by MCTS with
-//! the network and alpha-beta proofs; see `crate::engine::analysis` for the thresholds.
+//! the network and alpha-beta proofs; see `crate::player::analysis` for the thresholds.
 
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::engine::analysis::{self, ReviewConfig, review, review_json, review_text};
 use crate::net::{DeviceKind, NetEvaluator};
+use crate::player::analysis::{self, ReviewConfig, review, review_json, review_text};
 
 /// Arguments of `oware analyze`.
 #[derive(clap::Args, Debug)]

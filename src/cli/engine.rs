@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::engine::{AlphaBetaSearcher, MctsSearcher, serve};
+use crate::engine::{AlphaBetaSearcher, serve};
 use crate::net::{DeviceKind, NetEvaluator};
+use crate::player::MctsSearcher;
 
 /// Arguments of `oware engine`.
 #[derive(clap::Args, Debug)]

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use crate::arena::pool::{self, PoolGame};
 use crate::arena::rating::IntervalMethod;
+use crate::arena::rating_pool::{self, PoolGame};
 use crate::arena::{
     AlphaBetaLimit, LadderConfig, MatchConfig, Openings, Player, PlayerSpec, run_ladder,
 };
@@ -149,10 +149,10 @@ fn pool_view(
     if a.max_depth == 0 {
         anyhow::bail!("--max-depth must be at least 1");
     }
-    let mut games = pool::read_pool(path)?;
+    let mut games = rating_pool::read_pool(path)?;
     let me = player.name();
     let crossover = climb(a, rules, player, path, &mut games)?;
-    let table = pool::rate_pool(&games, &depth(1), 0.0, IntervalMethod::default())?;
+    let table = rating_pool::rate_pool(&games, &depth(1), 0.0, IntervalMethod::default())?;
     for w in &table.warnings {
         if !a.quiet {
             eprintln!("warning: {w}");
@@ -202,7 +202,7 @@ fn climb(
     let base = a.match_args.config(rules, a.seed);
     let top_up =
         |games: &mut Vec<PoolGame>, x: (&str, &mut Player), y: (&str, &mut Player), id: &str| {
-            pool::top_up(
+            rating_pool::top_up(
                 path,
                 games,
                 x,

@@ -23,13 +23,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
-use crate::engine::Level;
-use crate::engine::mcts::{EngineSettings, build_search, cache_bytes, line_letters};
 use crate::game::{
     Game, RuleSet, Side, diagram_for, ending_words, mask_letters, move_letter, move_words,
     parse_move_letter,
 };
 use crate::net::{DeviceKind, NetEvaluator};
+use crate::player::Level;
+use crate::player::mcts::{EngineSettings, build_search, cache_bytes, line_letters};
 use crate::search::cache::EvalCache;
 use crate::search::mcts::ParallelSearch;
 use crate::tablebase::prove::Prover;

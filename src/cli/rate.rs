@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
-use crate::arena::pool::{self, PoolGame};
 use crate::arena::rating::IntervalMethod;
+use crate::arena::rating_pool::{self, PoolGame};
 use crate::arena::{Player, PlayerSpec};
 use crate::game::RuleSet;
 use crate::net::checkpoint::fnv1a64;
@@ -175,7 +175,7 @@ pub fn run(a: Args) -> Result<()> {
             a.pool.display()
         );
     }
-    let mut games = pool::read_pool(&a.pool)?;
+    let mut games = rating_pool::read_pool(&a.pool)?;
     if let Some(g) = games.first()
         && g.rules != rules.name()
     {
@@ -195,7 +195,7 @@ pub fn run(a: Args) -> Result<()> {
             a.pool.display()
         );
     }
-    let table = pool::rate_pool(&games, &anchor, anchor_elo, interval)
+    let table = rating_pool::rate_pool(&games, &anchor, anchor_elo, interval)
         .map_err(|e| anyhow::anyhow!("{e}; choose another with --anchor NAME=ELO"))?;
     if !a.quiet {
         for w in &table.warnings {
@@ -232,7 +232,7 @@ fn play(a: &Args, rules: RuleSet, games: &mut Vec<PoolGame>) -> Result<()> {
         }
         against.push(name);
     }
-    let existing = pool::players(games);
+    let existing = rating_pool::players(games);
     for (name, spec) in existing
         .iter()
         .filter_map(|n| Some((n, n.parse::<PlayerSpec>().ok()?)))
@@ -270,7 +270,7 @@ fn play(a: &Args, rules: RuleSet, games: &mut Vec<PoolGame>) -> Result<()> {
             .match_args
             .config(rules, a.seed ^ fnv1a64(format!("{lo}\n{hi}").as_bytes()));
         let mut progress = super::eval::progress_line(a.quiet);
-        let report = pool::top_up(
+        let report = rating_pool::top_up(
             &a.pool,
             games,
             (x, &mut px),

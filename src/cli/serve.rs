@@ -71,11 +71,11 @@ pub fn run(a: Args) -> Result<()> {
     if a.queue == 0 || a.queue > 10_000 {
         bail!("--queue {}: expected 1 to 10000", a.queue);
     }
-    if a.max_sims == 0 || a.max_sims > crate::engine::mcts::MAX_SIMULATIONS {
+    if a.max_sims == 0 || a.max_sims > crate::player::mcts::MAX_SIMULATIONS {
         bail!(
             "--max-sims {}: expected 1 to {}",
             a.max_sims,
-            crate::engine::mcts::MAX_SIMULATIONS
+            crate::player::mcts::MAX_SIMULATIONS
         );
     }
     if a.max_movetime_ms == 0 || a.max_movetime_ms > 600_000 {

@@ -1,21 +1,16 @@
 //! The engine text protocol of `docs/engine-protocol.md` (UCI-like lines on stdin and
 //! stdout): the server loop, generic over any [`EngineSearcher`], and the client that
-//! drives an external engine process ([`client::EngineProcess`]). Two players:
-//! [`AlphaBetaSearcher`] and [`MctsSearcher`] (MCTS with a network); [`analysis`]
-//! reviews a game with the same searches.
+//! drives an external engine process ([`client::EngineProcess`]). The loop's own player
+//! is [`AlphaBetaSearcher`]; the network's (`MctsSearcher`), the play levels and game
+//! review live a floor up, in `crate::player`.
 //!
 //! The loop reads commands on one thread and runs each search on another, so `stop`,
 //! `isready` and `quit` are answered while a search runs. Malformed or illegal input is
 //! answered with `info string error: …` and changes nothing.
 
-pub mod analysis;
 pub mod client;
-pub mod level;
-pub mod mcts;
 mod server;
 
-pub use level::Level;
-pub use mcts::MctsSearcher;
 pub use server::{
     AlphaBetaSearcher, Go, MAX_LINE, parse_go, parse_position, read_line_bounded, serve,
 };

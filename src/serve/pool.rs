@@ -6,9 +6,9 @@ use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::engine::analysis::{MoveReview, ReviewConfig, review};
-use crate::engine::mcts::{EngineSettings, build_search, cache_bytes};
 use crate::game::Game;
+use crate::player::analysis::{MoveReview, ReviewConfig, review};
+use crate::player::mcts::{EngineSettings, build_search, cache_bytes};
 use crate::search::Evaluator;
 use crate::search::alphabeta::AlphaBeta;
 use crate::search::cache::EvalCache;

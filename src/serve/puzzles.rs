@@ -18,8 +18,8 @@ use std::sync::{Arc, RwLock};
 
 use serde::Serialize;
 
-use crate::engine::Level;
 use crate::game::{Game, RuleSet, move_letter};
+use crate::player::Level;
 use crate::rng::Rng;
 use crate::search::alphabeta::{AlphaBeta, WIN};
 use crate::search::mcts::{Algorithm, MctsConfig, SearchedGames};

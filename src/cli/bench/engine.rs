@@ -8,9 +8,10 @@ use std::time::Duration;
 use anyhow::{Result, anyhow};
 use serde_json::json;
 
-use crate::engine::{EngineSearcher, MctsSearcher};
+use crate::engine::EngineSearcher;
 use crate::game::{Game, RuleSet};
 use crate::net::{DeviceKind, NetEvaluator};
+use crate::player::MctsSearcher;
 use crate::search::Limits;
 
 /// Arguments of `oware bench engine`.

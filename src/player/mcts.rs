@@ -40,7 +40,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{EngineOption, EngineSearcher};
+use crate::engine::{EngineOption, EngineSearcher};
 use crate::game::{Game, Position, RuleSet, move_letter};
 use crate::search::cache::{CachedEvaluator, EvalCache};
 use crate::search::mcts::{MctsConfig, Node, ParallelSearch, SharedTree};

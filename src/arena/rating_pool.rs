@@ -22,11 +22,12 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 
-use super::r#match::{
-    MatchConfig, MatchProgress, MatchReport, Openings, random_openings, run_match_with,
-};
+use super::r#match::run_match_with;
+use super::match_config::MatchConfig;
+use super::openings::{Openings, random_openings};
 use super::player::Player;
 use super::rating::{IntervalMethod, RatedGame, RatingError, RatingTable, rate};
+use super::record::{MatchProgress, MatchReport};
 use crate::game::{Game, Position, RuleSet};
 
 /// One game of a pool.
