@@ -125,7 +125,7 @@ impl SelfPlayConfig {
 
 /// A finished self-play game.
 #[derive(Clone, Debug, PartialEq)]
-pub struct GameRecord {
+pub struct SelfPlayGame {
     /// Global game number within the call.
     pub id: u64,
     /// Moves from the start position as (mover-relative) actions, openings included.
@@ -158,7 +158,7 @@ pub struct SelfPlayOutput {
     /// Training samples, in game order.
     pub samples: Vec<Sample>,
     /// Finished games, by id.
-    pub games: Vec<GameRecord>,
+    pub games: Vec<SelfPlayGame>,
     /// Simulations run.
     pub simulations: u64,
     /// Positions evaluated.
@@ -275,7 +275,7 @@ fn merge(outputs: Vec<WorkerOutput>, t0: Instant) -> SelfPlayOutput {
         out.eval_seconds += o.eval_seconds;
         finished.extend(o.finished);
     }
-    finished.sort_by_key(|(g, _): &(GameRecord, Vec<Sample>)| g.id);
+    finished.sort_by_key(|(g, _): &(SelfPlayGame, Vec<Sample>)| g.id);
     for (g, s) in finished {
         out.samples.extend(s);
         out.games.push(g);
@@ -285,7 +285,7 @@ fn merge(outputs: Vec<WorkerOutput>, t0: Instant) -> SelfPlayOutput {
 }
 
 struct WorkerOutput {
-    finished: Vec<(GameRecord, Vec<Sample>)>,
+    finished: Vec<(SelfPlayGame, Vec<Sample>)>,
     simulations: u64,
     evaluations: u64,
     eval_seconds: f64,
@@ -528,7 +528,7 @@ fn finish_game(
     progress
         .samples
         .fetch_add(samples.len() as u64, Ordering::Relaxed);
-    let record = GameRecord {
+    let record = SelfPlayGame {
         id: st.id,
         moves: moves.to_vec(),
         outcome: o,
