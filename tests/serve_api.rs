@@ -693,7 +693,10 @@ fn infinite_analysis_streams_until_the_client_goes() {
         let mut moves: Vec<&str> = listed.iter().map(|l| l.0).collect();
         moves.sort();
         assert_eq!(moves, ["A", "B", "C", "D", "E"], "{u}");
-        assert!(listed.windows(2).all(|w| w[0].1 >= w[1].1), "most visited first: {u}");
+        assert!(
+            listed.windows(2).all(|w| w[0].1 >= w[1].1),
+            "most visited first: {u}"
+        );
         assert_eq!(u["move"], listed[0].0);
         assert!(u["depth"].as_u64().unwrap() >= 1, "{u}");
         assert!(u["nps"].as_u64().unwrap() > 0, "{u}");
@@ -733,8 +736,16 @@ fn infinite_analysis_streams_until_the_client_goes() {
     bad(post(&a, &url, r#"{"fen": "1-2-3"}"#), 400, "fen");
     bad(post(&a, &url, r#"{"rules": "chess"}"#), 400, "chess");
     bad(post(&a, &url, r#"{"seconds": 0}"#), 400, "seconds 0");
-    bad(post(&a, &url, r#"{"seconds": 31}"#), 400, "expected 1 to 30");
-    bad(post(&a, &url, r#"{"sims": 100}"#), 400, "unknown field `sims`");
+    bad(
+        post(&a, &url, r#"{"seconds": 31}"#),
+        400,
+        "expected 1 to 30",
+    );
+    bad(
+        post(&a, &url, r#"{"sims": 100}"#),
+        400,
+        "unknown field `sims`",
+    );
     bad(
         post(
             &a,
@@ -747,8 +758,8 @@ fn infinite_analysis_streams_until_the_client_goes() {
     bad(get(&a, &url), 405, "does not take GET");
 
     // The page's example, against this server.
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/http-api.md"))
-        .unwrap();
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/http-api.md")).unwrap();
     let example = doc
         .lines()
         .find(|l| l.starts_with("curl") && l.contains("/api/v1/infinite"))

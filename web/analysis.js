@@ -213,6 +213,9 @@ export async function onAnalysisPit(letter) {
 
 // A number as the page writes it: 3 200.
 const count = (n) => String(n).replace(/\B(?=(\d{3})+$)/g, ' ');
+// Visits in a line's narrow column: 8 741, 63k, 1.2M (an infinite analysis counts high).
+const visitWords = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M visits` : n >= 1e4 ? `${Math.round(n / 1e3)}k visits`
+  : plural(n, 'visit').replace(/^\d+/, count));
 
 function refreshEngine() {
   const pos = A.cur.pos;
@@ -279,7 +282,7 @@ function showEngine(b, pos) {
     // A score from a handful of visits is noise: shown only from FEW_VISITS on.
     const sure = l.q !== null && l.visits >= FEW_VISITS;
     li.append(el('b', 'mv', l.move), el('span', 'score', sure ? `${pct(l.q)}%` : '–'),
-      el('span', 'visits muted', plural(l.visits, 'visit')), el('span', 'pv', l.pv));
+      el('span', 'visits muted', visitWords(l.visits)), el('span', 'pv', l.pv));
     li.title = sure ? `${sideName(pos.to_move)}'s expected score after ${l.move}; click to play it`
       : `Too few visits for a score (under ${FEW_VISITS}); click to play ${l.move}`;
     li.addEventListener('click', () => onAnalysisPit(l.move));

@@ -49,12 +49,20 @@ export async function infinite(body, show) {
   streaming = ctl;
   const current = () => token === evalToken && !ctl.signal.aborted;
   try {
-    const r = await fetch('/api/v1/infinite', {
+    const ask = () => fetch('/api/v1/infinite', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
       signal: ctl.signal,
     });
+    let r = await ask();
+    // The analysis this page just stopped may hold its thread until the server sees the
+    // connection closed (a quarter of a second at most): a 503 is asked again a few times.
+    for (let i = 0; r.status === 503 && i < 8 && current(); i++) {
+      await new Promise((done) => setTimeout(done, 150));
+      if (current()) r = await ask();
+    }
+    if (!current()) return;
     if (!r.ok) {
       let j;
       try { j = await r.json(); } catch (e) { j = { error: 'the server answered ' + r.status }; }
