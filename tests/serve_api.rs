@@ -9,7 +9,7 @@ use oware_zero::game::{Game, Position, RuleSet, move_letter};
 use oware_zero::search::{AlphaBeta, Limits};
 use oware_zero::serve::puzzles::{ProofLimits, unique_win};
 use serde_json::Value;
-use serve_support::{Server, agent, get, post};
+use serve_support::{Server, agent, get, next_json, post, post_stream};
 
 /// Checks a 400-class answer: the status and an `error` naming `mentions`.
 fn bad(answer: (u16, Value), status: u16, mentions: &str) {
@@ -652,4 +652,129 @@ fn stalled_requests_are_closed_after_the_read_timeout() {
     }
     assert!(t0.elapsed() < Duration::from_secs(40));
     assert_eq!(get(&a, &srv.url("/api/v1/health")).0, 200);
+}
+
+/// Infinite analysis (`POST /api/v1/infinite`): updates that grow and list every legal
+/// move; one analysis at a time on two searchers (the other thread still answers
+/// `bestmove`), its thread free again once the client goes; the time limit and its last
+/// update; bad input; and the example of docs/http-api.md, run as written.
+#[test]
+fn infinite_analysis_streams_until_the_client_goes() {
+    let srv = Server::start(&[
+        "--puzzles",
+        "0",
+        "--searchers",
+        "2",
+        "--analysis-max-seconds",
+        "30",
+    ]);
+    let a = agent();
+    let url = srv.url("/api/v1/infinite");
+    let (_, h) = get(&a, &srv.url("/api/v1/health"));
+    assert_eq!(h["limits"]["analysis_max_seconds"], 30, "{h}");
+    assert_eq!(h["limits"]["max_analyses"], 1, "{h}");
+
+    // After Ff South moves; F is empty, so A to E are legal.
+    let (status, mut lines) = post_stream(&a, &url, r#"{"moves": "Ff"}"#);
+    assert_eq!(status, 200);
+    let mut last_sims = 0;
+    for _ in 0..3 {
+        let u = next_json(&mut lines).expect("an update");
+        assert_eq!(u["done"], false, "{u}");
+        let sims = u["simulations"].as_u64().unwrap();
+        assert!(sims > last_sims, "simulations {sims} after {last_sims}");
+        last_sims = sims;
+        let listed: Vec<(&str, u64)> = u["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| (l["move"].as_str().unwrap(), l["visits"].as_u64().unwrap()))
+            .collect();
+        let mut moves: Vec<&str> = listed.iter().map(|l| l.0).collect();
+        moves.sort();
+        assert_eq!(moves, ["A", "B", "C", "D", "E"], "{u}");
+        assert!(
+            listed.windows(2).all(|w| w[0].1 >= w[1].1),
+            "most visited first: {u}"
+        );
+        assert_eq!(u["move"], listed[0].0);
+        assert!(u["depth"].as_u64().unwrap() >= 1, "{u}");
+        assert!(u["nps"].as_u64().unwrap() > 0, "{u}");
+        assert!(u["elapsed_ms"].as_f64().unwrap() > 0.0, "{u}");
+        assert!(u["pv"].as_str().unwrap().len() > 1, "{u}");
+        assert_eq!(u["seconds"], 30);
+    }
+    // The one analysis this server runs at once is running: another is a 503, while
+    // the second thread answers the other requests.
+    bad(post(&a, &url, "{}"), 503, "infinite analyses");
+    let (s, v) = post(&a, &srv.url("/api/v1/bestmove"), r#"{"sims": 50}"#);
+    assert_eq!(s, 200, "{v}");
+    // The client goes away: the search stops and its thread takes the next analysis.
+    drop(lines);
+    let t0 = Instant::now();
+    let (status, mut lines) = loop {
+        let (status, lines) = post_stream(&a, &url, r#"{"moves": "FfBc", "seconds": 1}"#);
+        if status != 503 || t0.elapsed() > Duration::from_secs(10) {
+            break (status, lines);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status, 200, "the analysis's thread was not freed in 10 s");
+    // That one ends by itself at its time, the last update saying so.
+    let mut updates = Vec::new();
+    while let Some(u) = next_json(&mut lines) {
+        updates.push(u);
+    }
+    let (last, before) = updates.split_last().expect("updates");
+    assert_eq!(last["done"], true, "{last}");
+    assert!(last["elapsed_ms"].as_f64().unwrap() >= 1000.0, "{last}");
+    assert!(before.iter().all(|u| u["done"] == false));
+    assert!(!before.is_empty(), "a few updates a second");
+
+    // Bad input: a 400 naming what was wrong, before any search.
+    bad(post(&a, &url, r#"{"moves": "FF"}"#), 400, "after 1 move: ");
+    bad(post(&a, &url, r#"{"fen": "1-2-3"}"#), 400, "fen");
+    bad(post(&a, &url, r#"{"rules": "chess"}"#), 400, "chess");
+    bad(post(&a, &url, r#"{"seconds": 0}"#), 400, "seconds 0");
+    bad(
+        post(&a, &url, r#"{"seconds": 31}"#),
+        400,
+        "expected 1 to 30",
+    );
+    bad(
+        post(&a, &url, r#"{"sims": 100}"#),
+        400,
+        "unknown field `sims`",
+    );
+    bad(
+        post(
+            &a,
+            &url,
+            r#"{"fen": "0-0-8-0-0-1-1-1-1-1-2-3-15-15-S", "moves": "C"}"#,
+        ),
+        400,
+        "the game is over",
+    );
+    bad(get(&a, &url), 405, "does not take GET");
+
+    // The page's example, against this server.
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/http-api.md")).unwrap();
+    let example = doc
+        .lines()
+        .find(|l| l.starts_with("curl") && l.contains("/api/v1/infinite"))
+        .expect("docs/http-api.md's infinite example");
+    let command = example.replace("localhost:8080", srv.base.trim_start_matches("http://"));
+    let out = std::process::Command::new("bash")
+        .args(["-c", &command])
+        .output()
+        .expect("bash runs the example");
+    assert!(out.status.success(), "{command}: {out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let updates: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert!(updates.len() >= 2, "{text}");
+    assert_eq!(updates.last().unwrap()["done"], true, "{text}");
 }

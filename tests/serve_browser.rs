@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use serve_support::webdriver::Browser;
-use serve_support::{Server, agent, get};
+use serve_support::{Server, agent, get, next_json, post_stream};
 
 fn shots() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -707,8 +707,8 @@ fn a_link_or_a_record_never_moves_for_anyone_in_chromium() {
     assert_eq!(moves_listed(b), 1, "{}", b.text("#status"));
 }
 
-/// The study tools on a desktop and on a phone (390 × 844): the engine searching on,
-/// deeper each time, with every legal move listed; a variation with a mark, a
+/// The study tools on a desktop and on a phone (390 × 844): infinite analysis, its
+/// lines live with every legal move listed, on and off; a variation with a mark, a
 /// comment and a drawing (a right-drag and a right click on the desktop, taps in drawing
 /// mode on the phone), kept through the link and a reload; promote; the position's text
 /// and its copy; flip; a study file loaded, written back as it came, and replayed by
@@ -732,6 +732,106 @@ fn study_tools_on_a_desktop_and_a_phone_in_chromium() {
     }
 }
 
+/// Infinite analysis: ticked, the lines update live with every legal move listed and
+/// the simulations grow from one read to the next; it restarts on another position;
+/// unticked, the count stops growing and the server's analysis thread is free again.
+fn infinite_analysis(b: &Browser, srv: &Server, phone: bool) {
+    let sims = |b: &Browser| {
+        js(
+            b,
+            "return Number(document.querySelector('#lines').dataset.sims || 0);",
+        )
+        .as_u64()
+        .unwrap()
+    };
+    let grows_past = |b: &Browser, n: u64, what: &str| {
+        b.wait_for(
+            &format!(
+                "return document.querySelector('#lines').dataset.fen === \
+                        document.querySelector('#board').dataset.fen && \
+                        Number(document.querySelector('#lines').dataset.sims || 0) > {n};"
+            ),
+            60,
+            what,
+        )
+    };
+    let all_moves_listed = |b: &Browser| {
+        js(
+            b,
+            "return document.querySelectorAll('#lines li.line').length === \
+                    document.querySelectorAll('#board .pit.legal').length;",
+        )
+    };
+    b.click("#engine-infinite");
+    grows_past(b, 0, "the first lines of the infinite analysis");
+    let first = sims(b);
+    grows_past(b, first, "the simulations to grow");
+    assert_eq!(all_moves_listed(b), true);
+    let stats = b.text("#engine-stats");
+    assert!(
+        stats.contains("simulations") && stats.contains("/s") && stats.contains("depth"),
+        "{stats}"
+    );
+    assert!(
+        b.text("#engine-label").contains("infinite analysis"),
+        "{}",
+        b.text("#engine-label")
+    );
+    b.screenshot(&shots().join(if phone {
+        "phone-infinite.png"
+    } else {
+        "infinite.png"
+    }));
+    if phone {
+        let wide = js(b, "return document.documentElement.scrollWidth;");
+        assert!(wide.as_u64().unwrap() <= 390, "the page is {wide} px wide");
+    }
+    // Another position: the analysis starts again there.
+    b.click("#prev-ply");
+    b.wait_idle();
+    grows_past(b, 0, "the infinite analysis of the position before");
+    let before = sims(b);
+    grows_past(b, before, "the simulations to grow there too");
+    assert_eq!(all_moves_listed(b), true);
+    // Unticked: one ordinary search (800 simulations), then nothing more.
+    b.click("#engine-infinite");
+    b.wait_for(
+        "return document.querySelector('#lines').dataset.sims === '800';",
+        60,
+        "the ordinary search after the infinite analysis",
+    );
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(sims(b), 800, "the count still grows after unticking");
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelector('#engine-stats').classList.contains('hidden');"
+        ),
+        true
+    );
+    // The server's one analysis thread is free again: a client of its own is served.
+    let a = agent();
+    let t0 = Instant::now();
+    loop {
+        let (status, mut lines) =
+            post_stream(&a, &srv.url("/api/v1/infinite"), r#"{"seconds": 1}"#);
+        if status == 200 {
+            let mut last = Value::Null;
+            while let Some(u) = next_json(&mut lines) {
+                last = u;
+            }
+            assert_eq!(last["done"], true, "{last}");
+            break;
+        }
+        assert!(
+            status == 503 && t0.elapsed() < Duration::from_secs(5),
+            "status {status} {:?} after unticking",
+            t0.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn study_tools(b: &Browser, srv: &Server, phone: bool) {
     let dir = shots();
     let fen = |b: &Browser| js(b, "return document.querySelector('#board').dataset.fen;");
@@ -752,28 +852,7 @@ fn study_tools(b: &Browser, srv: &Server, phone: bool) {
         "",
         "a game alone needs no study in its link"
     );
-    // Search on: deeper searches up to the server's most (3 200 simulations), every
-    // legal move listed; then off again.
-    b.click("#engine-deep");
-    b.wait_for(
-        "return document.querySelector('#lines').dataset.sims === '3200';",
-        120,
-        "the search at 3 200 simulations",
-    );
-    assert!(
-        b.text("#engine-label").contains("the server's most"),
-        "{}",
-        b.text("#engine-label")
-    );
-    assert_eq!(
-        js(
-            b,
-            "return document.querySelectorAll('#lines li.line').length === \
-                    document.querySelectorAll('#board .pit.legal').length;"
-        ),
-        true
-    );
-    b.click("#engine-deep");
+    infinite_analysis(b, srv, phone);
     b.click("#first-ply");
     b.wait_idle();
     b.click("#next-ply");

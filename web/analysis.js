@@ -4,7 +4,7 @@
 // lines and evaluation bar, the endgame tables, the endgame trainer, the position editor
 // and the review.
 
-import { api, evaluate } from './api.js';
+import { api, evaluate, infinite, stopInfinite } from './api.js';
 import { animateMove, describePly, drawBoard, drawEvalBar, finalWords, tablesWords } from './board.js';
 import { bindEditor, closeEditor, editing, startEditor } from './editor.js';
 import { game, playFrom } from './play.js';
@@ -36,10 +36,11 @@ let drawFrom = null;
 // The latest move on the board; older ones are dropped.
 let navToken = 0;
 let engineOn = true;
-// Search on: each answer is followed by a search twice as large, up to the server's most
-// simulations (`maxSims`, from /health).
-let deep = false;
-let maxSims = ENGINE_SIMS;
+// Infinite analysis: the server searches the position on until the page stops it (another
+// position, another tab, the box unticked) or its time limit (`maxSeconds`, from /health)
+// is reached, and sends its lines a few times a second.
+let infiniteOn = false;
+let maxSeconds = null;
 // The endgame trainer: {side, from, slipped}, or null.
 let trainer = null;
 
@@ -212,11 +213,20 @@ export async function onAnalysisPit(letter) {
 
 // A number as the page writes it: 3 200.
 const count = (n) => String(n).replace(/\B(?=(\d{3})+$)/g, ' ');
+// Visits in a line's narrow column: 8 741, 63k, 1.2M (an infinite analysis counts high).
+const visitWords = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M visits` : n >= 1e4 ? `${Math.round(n / 1e3)}k visits`
+  : plural(n, 'visit').replace(/^\d+/, count));
 
-function refreshEngine(sims = ENGINE_SIMS) {
+function refreshEngine() {
   const pos = A.cur.pos;
   const lines = $('#lines');
   const tables = $('#tables');
+  const stats = $('#engine-stats');
+  stopInfinite();
+  stats.classList.toggle('hidden', !(infiniteOn && engineOn));
+  stats.textContent = '';
+  $('#engine-label').textContent = !infiniteOn ? `Engine: ${count(ENGINE_SIMS)} simulations a position`
+    : `Engine: infinite analysis${maxSeconds ? `, up to ${maxSeconds} s a position` : ''}`;
   if (!engineOn && !trainer) {
     lines.replaceChildren();
     tables.classList.add('hidden');
@@ -230,30 +240,38 @@ function refreshEngine(sims = ENGINE_SIMS) {
     tables.classList.add('hidden');
     return;
   }
-  // A deeper search leaves the last one's lines in view until it answers.
-  if (sims === ENGINE_SIMS) {
-    lines.replaceChildren(el('li', 'muted', 'Searching…'));
-    lines.dataset.fen = '';
-    lines.dataset.sims = '';
-  }
+  lines.replaceChildren(el('li', 'muted', 'Searching…'));
+  lines.dataset.fen = '';
+  lines.dataset.sims = '';
   const body = { fen: A.start, moves: pathOf(A.cur), rules: A.rules };
-  evaluate(body, pos, sims, (b) => {
-    showEngine(b, pos, sims);
-    if (deep && engineOn && b && !b.error && sims < maxSims && A.cur.pos === pos) refreshEngine(Math.min(2 * sims, maxSims));
-  });
+  if (infiniteOn && engineOn) infinite(body, (u) => { if (A.cur.pos === pos) showInfinite(u, pos); });
+  else evaluate(body, pos, ENGINE_SIMS, (b) => showEngine(b, pos));
 }
 
-function showEngine(b, pos, sims) {
+// An update of the infinite analysis: the lines, and its figures beside them.
+function showInfinite(u, pos) {
+  showEngine(u, pos);
+  if (u.error) return;
+  const stats = $('#engine-stats');
+  const secs = u.elapsed_ms / 1000;
+  stats.textContent = `${count(u.simulations)} simulations · ${count(u.nps)}/s · depth ${u.depth} · ${secs.toFixed(secs < 10 ? 1 : 0)} s`;
+  stats.title = 'Simulations so far, simulations a second, the deepest position searched (plies ahead), time';
+  if (u.done) {
+    // The server's limit: the box is unticked, as the search has stopped.
+    infiniteOn = false;
+    $('#engine-infinite').checked = false;
+    stats.textContent += ` · stopped at the server's limit of ${u.seconds} s (oware serve --analysis-max-seconds); tick the box to search again`;
+  }
+}
+
+function showEngine(b, pos) {
   const lines = $('#lines');
   const tables = $('#tables');
   if (!b || b.error) {
     lines.replaceChildren(el('li', 'error', b ? b.error : ''));
     return;
   }
-  $('#engine-label').textContent = !deep ? `Engine: ${count(ENGINE_SIMS)} simulations a position`
-    : sims < maxSims ? `Engine: ${count(sims)} simulations; searching on with ${count(Math.min(2 * sims, maxSims))}…`
-      : `Engine: ${count(sims)} simulations, the server's most (oware serve --max-sims sets it)`;
-  lines.dataset.sims = String(sims);
+  lines.dataset.sims = String(b.simulations);
   const v = pos.to_move === 'S' ? b.value : -b.value;
   drawEvalBar(v);
   lines.replaceChildren();
@@ -264,7 +282,7 @@ function showEngine(b, pos, sims) {
     // A score from a handful of visits is noise: shown only from FEW_VISITS on.
     const sure = l.q !== null && l.visits >= FEW_VISITS;
     li.append(el('b', 'mv', l.move), el('span', 'score', sure ? `${pct(l.q)}%` : '–'),
-      el('span', 'visits muted', plural(l.visits, 'visit')), el('span', 'pv', l.pv));
+      el('span', 'visits muted', visitWords(l.visits)), el('span', 'pv', l.pv));
     li.title = sure ? `${sideName(pos.to_move)}'s expected score after ${l.move}; click to play it`
       : `Too few visits for a score (under ${FEW_VISITS}); click to play ${l.move}`;
     li.addEventListener('click', () => onAnalysisPit(l.move));
@@ -370,7 +388,7 @@ export function studyParams(q) {
 // in words. Returns {start, moves} of its main line, or {error}. `health` (the /health
 // answer, or null) gives the server's limits.
 export function initStudy(q, rules, health) {
-  if (health) maxSims = health.limits.max_sims;
+  if (health) maxSeconds = health.limits.analysis_max_seconds;
   flipped = q.get('flip') === '1';
   const text = q.get('study');
   if (!text) return {};
@@ -522,6 +540,7 @@ export async function showAnalysis() {
 
 // The tab closed: the editor does not stay open behind another tab.
 export function hideAnalysis() {
+  stopInfinite();
   if (editing()) closeEditor();
   $('#fen-row').classList.add('hidden');
   $('#graph-box').classList.add('hidden');
@@ -545,7 +564,13 @@ export function bindAnalysis() {
     guarded(() => goTo(n.parent));
   });
   $('#engine-on').addEventListener('change', (e) => { engineOn = e.target.checked; if (A) refreshEngine(); });
-  $('#engine-deep').addEventListener('change', (e) => { deep = e.target.checked; if (A && activeTab() === 'analysis') refreshEngine(); });
+  $('#engine-infinite').addEventListener('change', (e) => { infiniteOn = e.target.checked; if (A && activeTab() === 'analysis') refreshEngine(); });
+  // A page out of sight does not keep a search thread busy; back in sight, it goes on.
+  document.addEventListener('visibilitychange', () => {
+    if (!infiniteOn || activeTab() !== 'analysis' || !A || !A.cur.pos) return;
+    if (document.hidden) stopInfinite();
+    else refreshEngine();
+  });
   $('#play-here').addEventListener('click', () => playFromHere());
   $('#edit-position').addEventListener('click', () => startEditor(A.cur.pos, A.rules, usePosition));
   $('#trainer-stop').addEventListener('click', stopTrainer);

@@ -37,6 +37,10 @@ pub struct Args {
     /// Longest one search may run, in milliseconds.
     #[arg(long, default_value_t = 5000)]
     max_movetime_ms: u64,
+    /// Longest infinite analysis (`POST /api/v1/infinite`, the web app's "infinite
+    /// analysis"), in seconds: it stops then even if its page is still open.
+    #[arg(long, default_value_t = crate::serve::DEFAULT_ANALYSIS_SECONDS)]
+    analysis_max_seconds: u64,
     /// Puzzles to find in self-play games after start-up (0: none).
     #[arg(long, default_value_t = 60)]
     puzzles: usize,
@@ -84,6 +88,12 @@ pub fn run(a: Args) -> Result<()> {
             a.max_movetime_ms
         );
     }
+    if a.analysis_max_seconds == 0 || a.analysis_max_seconds > 86_400 {
+        bail!(
+            "--analysis-max-seconds {}: expected 1 to 86400",
+            a.analysis_max_seconds
+        );
+    }
     let addr: SocketAddr = (a.host.as_str(), a.port)
         .to_socket_addrs()
         .with_context(|| format!("--host {}", a.host))?
@@ -112,6 +122,7 @@ pub fn run(a: Args) -> Result<()> {
         max_movetime: Duration::from_millis(a.max_movetime_ms),
         searchers,
         queue: a.queue,
+        analysis_max_time: Duration::from_secs(a.analysis_max_seconds),
         puzzles: a.puzzles,
         ..ServeLimits::default()
     };

@@ -2,10 +2,13 @@
 //! field, and the answers. Every handler checks its input before any work is queued,
 //! so bad input costs nothing and never reaches a search.
 
+use std::convert::Infallible;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{Method, StatusCode, header};
@@ -15,7 +18,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::ServeLimits;
-use super::pool::{PoolError, SearchJob, SearchPool, SolveJob};
+use super::pool::SolveJob;
+use super::pool::{AnalysisJob, AnalysisUpdate, PoolError, SearchAnswer, SearchJob, SearchPool};
 use super::puzzles::PuzzleBook;
 use crate::game::{Game, MoveInfo, Position, RuleSet, Side, mask_letters};
 use crate::game::{move_letter, parse_moves};
@@ -124,7 +128,7 @@ impl IntoResponse for ApiError {
 impl From<PoolError> for ApiError {
     fn from(e: PoolError) -> ApiError {
         let status = match e {
-            PoolError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
+            PoolError::Busy(_) | PoolError::AnalysesBusy(_) => StatusCode::SERVICE_UNAVAILABLE,
             PoolError::Failed => StatusCode::INTERNAL_SERVER_ERROR,
         };
         ApiError {
@@ -197,6 +201,15 @@ struct AnalyzeRequest {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct InfiniteRequest {
+    fen: Option<String>,
+    moves: Option<String>,
+    rules: Option<String>,
+    seconds: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct SolveRequest {
     fen: Option<String>,
     moves: Option<String>,
@@ -227,6 +240,12 @@ impl GameRequest for PositionRequest {
 }
 
 impl GameRequest for BestMoveRequest {
+    fn fields(&self) -> [Option<&str>; 3] {
+        [&self.fen, &self.moves, &self.rules].map(Option::as_deref)
+    }
+}
+
+impl GameRequest for InfiniteRequest {
     fn fields(&self) -> [Option<&str>; 3] {
         [&self.fen, &self.moves, &self.rules].map(Option::as_deref)
     }
@@ -393,6 +412,8 @@ pub async fn health(State(s): State<Arc<AppState>>) -> ApiResult {
             "max_solve_depth": l.max_solve_depth,
             "searchers": l.searchers,
             "queue": l.queue,
+            "analysis_max_seconds": l.analysis_max_time.as_secs(),
+            "max_analyses": s.pool.max_analyses(),
             "max_body_bytes": l.max_body_bytes,
         },
         "puzzles_ready": s.book.len(),
@@ -508,12 +529,21 @@ pub async fn bestmove(
     let tables = table_json(s.tables_for(rules).as_deref(), &b.game);
     let (job, level) = search_job(&r, b.game, &s.limits)?;
     let a = s.pool.search(job).await?;
+    let mut v = search_json(&pos, rules, legal, &a);
+    v["level"] = json!(level.map(|l| l.name()));
+    v["tablebase"] = tables;
+    ok(v)
+}
+
+/// What a search found at `pos` (legal moves `legal`): the fields `bestmove` and
+/// `infinite` share.
+fn search_json(pos: &Position, rules: RuleSet, legal: u8, a: &SearchAnswer) -> Value {
     let side = pos.side;
-    ok(json!({
+    json!({
         "move": move_letter(side, a.action).to_string(),
         "value": a.value,
         "policy": per_move(side, legal, &a.policy),
-        "pv": line_letters(&pos, rules, a.pv.iter().copied()),
+        "pv": line_letters(pos, rules, a.pv.iter().copied()),
         "visits": per_move(side, legal, &a.visits),
         "q": per_move(side, legal, &a.q),
         "lines": a.lines.iter().filter_map(|l| {
@@ -522,14 +552,97 @@ pub async fn bestmove(
                 "move": move_letter(side, m).to_string(),
                 "visits": a.visits[m],
                 "q": if a.visits[m] > 0 { json!(a.q[m]) } else { Value::Null },
-                "pv": line_letters(&pos, rules, l.iter().copied()),
+                "pv": line_letters(pos, rules, l.iter().copied()),
             }))
         }).collect::<Vec<_>>(),
         "simulations": a.simulations,
         "elapsed_ms": a.elapsed.as_secs_f64() * 1000.0,
-        "level": level.map(|l| l.name()),
-        "tablebase": tables,
-    }))
+    })
+}
+
+/// Time between two lines of an infinite analysis.
+const ANALYSIS_EVERY: Duration = Duration::from_millis(250);
+
+/// `POST /api/v1/infinite`: the search of one position, streamed as JSON lines until the
+/// client closes the connection or the time is up.
+pub async fn infinite(
+    State(s): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let (r, b) = read_request::<InfiniteRequest>(&s, body)?;
+    going_on(&b.game, "search")?;
+    let cap = s.limits.analysis_max_time.as_secs();
+    let seconds = match r.seconds {
+        None => cap,
+        Some(n) if (1..=cap).contains(&n) => n,
+        Some(n) => {
+            return Err(ApiError::bad(format!(
+                "seconds {n}: expected 1 to {cap} (this server's cap, \
+                 oware serve --analysis-max-seconds)"
+            )));
+        }
+    };
+    let pos = *b.game.position();
+    let rules = b.game.rules();
+    let legal = b.game.legal_moves();
+    let tables = table_json(s.tables_for(rules).as_deref(), &b.game);
+    // A few updates of room: a client that reads slowly skips some.
+    let (updates, rx) = tokio::sync::mpsc::channel(4);
+    s.pool.analyse(AnalysisJob {
+        game: b.game,
+        max_time: Duration::from_secs(seconds),
+        every: ANALYSIS_EVERY,
+        updates,
+    })?;
+    let lines = JsonLines {
+        rx,
+        line: move |u: AnalysisUpdate| {
+            let a = &u.answer;
+            let mut v = search_json(&pos, rules, legal, a);
+            let secs = a.elapsed.as_secs_f64();
+            v["nps"] = json!((a.simulations as f64 / secs.max(1e-3)).round() as u64);
+            v["depth"] = json!(a.depth);
+            v["seconds"] = json!(seconds);
+            v["done"] = json!(u.done);
+            v["tablebase"] = tables.clone();
+            v
+        },
+    };
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/x-ndjson"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::new(lines),
+    )
+        .into_response())
+}
+
+/// A response body of one JSON line per message of `rx`, sent as each comes. Dropping it
+/// (the client went away) drops `rx`, which tells the sender to stop.
+struct JsonLines<T, F> {
+    rx: tokio::sync::mpsc::Receiver<T>,
+    line: F,
+}
+
+impl<T, F: FnMut(T) -> Value + Unpin> hyper::body::Body for JsonLines<T, F> {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        let this = self.get_mut();
+        this.rx.poll_recv(cx).map(|m| {
+            m.map(|t| {
+                Ok(hyper::body::Frame::data(Bytes::from(format!(
+                    "{}\n",
+                    (this.line)(t)
+                ))))
+            })
+        })
+    }
 }
 
 /// `POST /api/v1/analyze`.

@@ -5,7 +5,8 @@
 //! - [`puzzles`]: puzzles from self-play games, each win proved unique by alpha-beta;
 //! - [`web`]: the app's files (HTML, CSS, JavaScript), compiled into the binary.
 //!
-//! Safe to leave running: every search is capped in simulations and time, at most
+//! Safe to leave running: every search is capped in simulations and time (an infinite
+//! analysis in time, and it stops when its client goes away), at most
 //! `searchers` run at once with `queue` more waiting (the rest get HTTP 503), request
 //! bodies are capped in size, bad input gets HTTP 400 with a message, and the default
 //! address is loopback.
@@ -32,6 +33,9 @@ use crate::rng::Rng;
 use crate::search::Evaluator;
 use crate::search::mcts::MctsConfig;
 use crate::tablebase::Tablebase;
+
+/// Seconds of the longest infinite analysis by default (`--analysis-max-seconds`).
+pub const DEFAULT_ANALYSIS_SECONDS: u64 = 300;
 
 /// The caps on the work one request may cause.
 #[derive(Clone, Debug)]
@@ -63,6 +67,9 @@ pub struct ServeLimits {
     pub searchers: usize,
     /// Searches that may wait for a thread; more are turned away with HTTP 503.
     pub queue: usize,
+    /// Longest infinite analysis (`infinite`): the search stops then even if its client
+    /// is still there, so that a tab left open cannot hold a search thread for ever.
+    pub analysis_max_time: Duration,
     /// Largest request body in bytes (HTTP 413 above it).
     pub max_body_bytes: usize,
     /// Puzzles the generator finds before it stops.
@@ -85,6 +92,7 @@ impl Default for ServeLimits {
             max_analyze_plies: 400,
             searchers: 2,
             queue: 64,
+            analysis_max_time: Duration::from_secs(DEFAULT_ANALYSIS_SECONDS),
             max_body_bytes: 64 * 1024,
             puzzles: 60,
         }
@@ -123,6 +131,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/bestmove", post(api::bestmove))
         .route("/analyze", post(api::analyze))
         .route("/solve", post(api::solve))
+        .route("/infinite", post(api::infinite))
         .route("/puzzles", get(api::puzzles))
         .method_not_allowed_fallback(api::wrong_method)
         .fallback(api::not_found);

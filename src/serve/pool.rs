@@ -1,24 +1,36 @@
 //! [`SearchPool`]: a fixed number of search threads, each with its own network copy,
 //! fed from one bounded queue. A request that finds the queue full is turned away at
 //! once (the caller answers HTTP 503) instead of piling up work.
+//!
+//! An infinite analysis ([`SearchPool::analyse`]) holds its thread until its client goes
+//! away or its time is up; at most [`SearchPool::max_analyses`] run at once, so that
+//! (with two threads or more) one is always left for the other requests.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::game::Game;
 use crate::player::analysis::{MoveReview, ReviewConfig, review};
-use crate::player::mcts::{EngineSettings, build_search, cache_bytes};
+use crate::player::mcts::{DEFAULT_HASH_MB, EngineSettings, build_search, cache_bytes};
 use crate::search::Evaluator;
 use crate::search::alphabeta::AlphaBeta;
 use crate::search::cache::EvalCache;
-use crate::search::mcts::{MctsConfig, ParallelSearch};
+use crate::search::mcts::{MctsConfig, ParallelSearch, SharedTree};
 use crate::tablebase::Tablebase;
 
 use super::puzzles::{Solution, solve};
 
 /// The transposition table of each thread's alpha-beta (`solve`), in MiB.
 const SOLVE_TABLE_MB: usize = 16;
+/// Memory of an infinite analysis's tree (which prunes itself when full) and of the
+/// evaluation cache the analyses share, in MiB: a quarter of `oware engine`'s default
+/// `Hash` (about a minute of search before the first pruning), kept by each thread that
+/// has run an analysis.
+const ANALYSIS_HASH_MB: usize = DEFAULT_HASH_MB / 4;
+/// Moves of each line an analysis reports.
+const LINE_LEN: usize = 12;
 
 /// One MCTS search asked for by a request.
 #[derive(Clone, Debug)]
@@ -59,6 +71,33 @@ pub struct SearchAnswer {
     pub simulations: u32,
     /// Time the search took.
     pub elapsed: Duration,
+    /// The deepest leaf the search evaluated, in plies below the root.
+    pub depth: u32,
+}
+
+/// An infinite analysis asked for by a request: one position searched until the
+/// receiver of `updates` is dropped (the client went away) or `max_time` has passed.
+#[derive(Debug)]
+pub struct AnalysisJob {
+    /// The game whose current position is searched (never over).
+    pub game: Game,
+    /// The longest the search runs (already capped).
+    pub max_time: Duration,
+    /// Time between two updates.
+    pub every: Duration,
+    /// Where the updates go: the search so far every `every` (skipped while the
+    /// receiver is full: a slow client gets fewer, never stale ones queued), then a last
+    /// one with `done` set once the time is up.
+    pub updates: tokio::sync::mpsc::Sender<AnalysisUpdate>,
+}
+
+/// What an infinite analysis found so far.
+#[derive(Clone, Debug)]
+pub struct AnalysisUpdate {
+    /// The search at the root; `action` is its most visited move.
+    pub answer: SearchAnswer,
+    /// The last update: the time limit was reached and the search stopped.
+    pub done: bool,
 }
 
 /// An alpha-beta proof of every move asked for by a request (`solve`).
@@ -77,6 +116,7 @@ enum Work {
     Search(SearchJob),
     Review(Box<Game>, ReviewConfig),
     Solve(SolveJob),
+    Analysis(AnalysisJob, AnalysisSlot),
 }
 
 /// The answer to one queue entry.
@@ -84,6 +124,18 @@ enum Answer {
     Search(SearchAnswer),
     Review(Vec<MoveReview>),
     Solve(Option<Solution>),
+    /// An analysis sends its own answers; this says it ended.
+    Analysed,
+}
+
+/// One of the [`SearchPool::max_analyses`] places of an analysis, given back when it is
+/// dropped: when the analysis ends, or with its job if no thread ever took it.
+struct AnalysisSlot(Arc<AtomicUsize>);
+
+impl Drop for AnalysisSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 struct Job {
@@ -100,6 +152,11 @@ pub enum PoolError {
     /// A search thread ended (it panicked); the pool has fewer threads now.
     #[error("the search failed on the server")]
     Failed,
+    /// As many infinite analyses as may run at once are running.
+    #[error(
+        "server busy: the infinite analyses this server runs at once ({0}) are all running; stop one or try again later"
+    )]
+    AnalysesBusy(usize),
 }
 
 /// Search threads behind a bounded queue.
@@ -109,6 +166,9 @@ pub struct SearchPool {
     _jobs_out: Arc<Mutex<Receiver<Job>>>,
     queue: usize,
     max_simulations: u32,
+    /// Infinite analyses running or queued.
+    analyses: Arc<AtomicUsize>,
+    max_analyses: usize,
 }
 
 impl SearchPool {
@@ -135,6 +195,8 @@ impl SearchPool {
             ..EngineSettings::default()
         };
         let cache = Arc::new(EvalCache::with_bytes(cache_bytes(settings.hash_mb)));
+        let analysis_cache = Arc::new(EvalCache::with_bytes(cache_bytes(ANALYSIS_HASH_MB)));
+        let threads = evaluators.len();
         for (i, evaluator) in evaluators.into_iter().enumerate() {
             let rx = Arc::clone(&rx);
             let w = Worker {
@@ -142,6 +204,7 @@ impl SearchPool {
                 tablebase: tablebase.clone(),
                 settings: settings.clone(),
                 cache: cache.clone(),
+                analysis_cache: analysis_cache.clone(),
                 seed: i as u64,
             };
             std::thread::Builder::new()
@@ -154,7 +217,15 @@ impl SearchPool {
             _jobs_out: rx,
             queue,
             max_simulations,
+            analyses: Arc::new(AtomicUsize::new(0)),
+            max_analyses: threads.saturating_sub(1).max(1),
         }
+    }
+
+    /// The most infinite analyses that run at once: one less than the threads (at least
+    /// one), so that another request always finds a thread.
+    pub fn max_analyses(&self) -> usize {
+        self.max_analyses
     }
 
     /// The most simulations a job may ask for.
@@ -186,6 +257,20 @@ impl SearchPool {
         }
     }
 
+    /// Starts an infinite analysis on a search thread (turned away when
+    /// [`Self::max_analyses`] already run, or when the queue is full). Its updates go to
+    /// `job.updates`; the thread is free again once that channel's receiver is dropped or
+    /// the job's time is up (a channel closed without a last update: the thread failed).
+    pub fn analyse(&self, job: AnalysisJob) -> Result<(), PoolError> {
+        let taken = self.analyses.fetch_add(1, Ordering::AcqRel);
+        let slot = AnalysisSlot(self.analyses.clone());
+        if taken >= self.max_analyses {
+            return Err(PoolError::AnalysesBusy(self.max_analyses));
+        }
+        // Nobody waits for the answer: the updates are the answer.
+        self.enqueue(Work::Analysis(job, slot)).map(drop)
+    }
+
     /// Proves each legal move of `job`'s position on a search thread (see [`solve`]);
     /// `None` when the game is over.
     pub async fn solve(&self, job: SolveJob) -> Result<Option<Solution>, PoolError> {
@@ -214,13 +299,34 @@ struct Worker {
     tablebase: Option<Arc<Tablebase>>,
     settings: EngineSettings,
     cache: Arc<EvalCache>,
+    analysis_cache: Arc<EvalCache>,
     seed: u64,
 }
 
 impl Worker {
+    /// A searcher for `rules` with `hash_mb` of tree and `cache`, ending at every
+    /// position the tables cover.
+    fn searcher(
+        &self,
+        evaluator: &dyn Evaluator,
+        rules: crate::game::RuleSet,
+        hash_mb: usize,
+        cache: &Arc<EvalCache>,
+    ) -> ParallelSearch {
+        let settings = EngineSettings {
+            hash_mb,
+            ..self.settings.clone()
+        };
+        let mut s = build_search(evaluator, &self.cfg, rules, &settings, cache, self.seed);
+        s.set_tablebase(self.tablebase.clone());
+        s
+    }
+
     /// Takes jobs until the queue closes.
     fn run(self, rx: Arc<Mutex<Receiver<Job>>>, mut evaluator: Box<dyn Evaluator>) {
         let mut search: Option<ParallelSearch> = None;
+        // The analyses' searcher, with a larger tree; made at the first analysis.
+        let mut analysis: Option<ParallelSearch> = None;
         let mut prover: Option<AlphaBeta> = None;
         loop {
             // The lock is held only while waiting for the next job.
@@ -238,14 +344,22 @@ impl Worker {
                         search = None;
                     }
                     let s = search.get_or_insert_with(|| {
-                        let (cfg, st) = (&self.cfg, &self.settings);
-                        let mut s =
-                            build_search(&*evaluator, cfg, rules, st, &self.cache, self.seed);
-                        s.set_tablebase(self.tablebase.clone());
-                        s
+                        self.searcher(&*evaluator, rules, self.settings.hash_mb, &self.cache)
                     });
                     let t = j.policy_temperature.unwrap_or(self.cfg.policy_temperature);
                     Answer::Search(run_search(s, &j, t, self.seed))
+                }
+                Work::Analysis(j, _slot) => {
+                    let rules = j.game.rules();
+                    if analysis.as_ref().is_some_and(|s| s.rules() != rules) {
+                        analysis = None;
+                    }
+                    let s = analysis.get_or_insert_with(|| {
+                        let cache = &self.analysis_cache;
+                        self.searcher(&*evaluator, rules, ANALYSIS_HASH_MB, cache)
+                    });
+                    run_analysis(s, &j, self.cfg.policy_temperature, self.seed);
+                    Answer::Analysed
                 }
                 Work::Review(game, cfg) => Answer::Review(review(&game, evaluator.as_mut(), &cfg)),
                 Work::Solve(j) => {
@@ -284,35 +398,81 @@ fn run_search(
     search.reseed(seed);
     search.set_game(&job.game);
     search.run(job.simulations, job.noise, |_| Instant::now() < deadline);
-    let r = search.result();
-    let legal = job.game.legal_moves();
-    let mut action = search.choose(job.temperature);
+    let action = search.choose(job.temperature);
+    answer_of(search.tree(), &job.game, Some(action), started)
+}
+
+/// An infinite analysis of `job` with policy temperature `policy_t`: simulations until
+/// the client goes away or the time is up, an update every `job.every`. It starts from
+/// an empty tree, as [`run_search`] does.
+fn run_analysis(search: &mut ParallelSearch, job: &AnalysisJob, policy_t: f32, seed: u64) {
+    let started = Instant::now();
+    let deadline = started + job.max_time;
+    search.set_policy_temperature(policy_t);
+    search.clear();
+    search.reseed(seed);
+    search.set_game(&job.game);
+    let mut next = started + job.every;
+    search.run(u32::MAX, false, |tree| {
+        if job.updates.is_closed() {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= next {
+            next = now + job.every;
+            // A client that reads slowly misses updates rather than queueing them.
+            let answer = answer_of(tree, &job.game, None, started);
+            let _ = job.updates.try_send(AnalysisUpdate {
+                answer,
+                done: false,
+            });
+        }
+        now < deadline
+    });
+    let answer = answer_of(search.tree(), &job.game, None, started);
+    let _ = job.updates.try_send(AnalysisUpdate { answer, done: true });
+}
+
+/// What the search of `tree` over `game`'s position found so far, with `action` its
+/// move (`None`: the most visited); `started`: when it began.
+fn answer_of(
+    tree: &SharedTree,
+    game: &Game,
+    action: Option<usize>,
+    started: Instant,
+) -> SearchAnswer {
+    let r = tree.result();
+    let action = action.unwrap_or(r.best);
+    let legal = game.legal_moves();
     // A search cut off before its first simulation has no visits; any legal move is
     // an answer then.
-    if legal & (1 << action) == 0 {
-        action = legal.trailing_zeros().min(5) as usize;
-    }
+    let action = if legal & (1 << action) == 0 {
+        legal.trailing_zeros().min(5) as usize
+    } else {
+        action
+    };
     SearchAnswer {
         action,
         value: r.value.clamp(-1.0, 1.0),
         policy: r.policy,
         visits: r.visits,
         q: r.q,
-        pv: search.tree().principal_variation(12),
-        lines: top_lines(search, &r.visits, legal),
+        pv: tree.principal_variation(LINE_LEN),
+        lines: top_lines(tree, &r.visits, legal),
         simulations: r.simulations,
         elapsed: started.elapsed(),
+        depth: tree.depth(),
     }
 }
 
 /// The line of every legal root move, most visited first (an unvisited move's line is
 /// the move alone), so the move played is always among them.
-fn top_lines(search: &ParallelSearch, visits: &[u32; 6], legal: u8) -> Vec<Vec<usize>> {
+fn top_lines(tree: &SharedTree, visits: &[u32; 6], legal: u8) -> Vec<Vec<usize>> {
     let mut moves: Vec<usize> = (0..6).filter(|&a| legal & (1 << a) != 0).collect();
     moves.sort_by_key(|&a| std::cmp::Reverse(visits[a]));
     moves
         .into_iter()
-        .map(|a| search.tree().line_from(a, 12))
+        .map(|a| tree.line_from(a, LINE_LEN))
         .collect()
 }
 
@@ -356,6 +516,55 @@ mod tests {
         assert_eq!(a.simulations, 1000, "capped at the pool's maximum");
         assert!(a.value > 0.5);
         assert_eq!(a.pv.first(), Some(&2));
+    }
+
+    #[test]
+    fn an_analysis_searches_until_its_client_goes_and_then_frees_its_place() {
+        let p = pool(2, 4);
+        assert_eq!(p.max_analyses(), 1, "one thread is kept for other requests");
+        let start = job("4-4-4-4-4-4-4-4-4-4-4-4-0-0-S", 1).game;
+        let analysis = |secs| {
+            let (updates, rx) = tokio::sync::mpsc::channel(4);
+            let job = AnalysisJob {
+                game: start.clone(),
+                max_time: Duration::from_secs(secs),
+                every: Duration::from_millis(20),
+                updates,
+            };
+            (job, rx)
+        };
+        let (j, mut rx) = analysis(600);
+        p.analyse(j).unwrap();
+        let first = rx.blocking_recv().unwrap();
+        let second = rx.blocking_recv().unwrap();
+        assert!(!second.done);
+        let (a, b) = (&first.answer, &second.answer);
+        assert!(b.simulations > a.simulations, "{a:?} then {b:?}");
+        assert_eq!(b.lines.len(), 6, "every legal move has its line");
+        assert!(b.depth > 0 && b.elapsed > a.elapsed);
+        // While it runs, a second one is turned away.
+        let (j, _rx) = analysis(600);
+        assert_eq!(p.analyse(j).err(), Some(PoolError::AnalysesBusy(1)));
+        // The client goes away: the thread sees it and its place comes back.
+        drop(rx);
+        let t0 = Instant::now();
+        let mut rx = loop {
+            let (j, rx) = analysis(1);
+            match p.analyse(j) {
+                Ok(()) => break rx,
+                Err(PoolError::AnalysesBusy(_)) if t0.elapsed() < Duration::from_secs(10) => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                Err(e) => panic!("{e} after {:?}", t0.elapsed()),
+            }
+        };
+        // That one stops by itself at its time limit, with a last update that says so.
+        let mut last = None;
+        while let Some(u) = rx.blocking_recv() {
+            last = Some(u);
+        }
+        let last = last.expect("updates");
+        assert!(last.done && last.answer.elapsed >= Duration::from_secs(1));
     }
 
     #[test]

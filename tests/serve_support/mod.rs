@@ -6,7 +6,7 @@
 
 pub mod webdriver;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::channel;
 use std::time::Duration;
@@ -100,4 +100,31 @@ pub fn post(agent: &ureq::Agent, url: &str, body: &str) -> (u16, Value) {
 /// `GET url`; (status, JSON answer).
 pub fn get(agent: &ureq::Agent, url: &str) -> (u16, Value) {
     answer(agent.get(url).call())
+}
+
+/// `POST url` with `body` to an endpoint that answers in JSON lines (`infinite`): the
+/// status and a reader of the lines as they come (an error's one line too). Dropping
+/// the reader closes the connection, as a client that goes away does.
+pub fn post_stream(
+    agent: &ureq::Agent,
+    url: &str,
+    body: &str,
+) -> (u16, BufReader<Box<dyn Read + Send>>) {
+    let r = agent
+        .post(url)
+        .header("Content-Type", "application/json")
+        .send(body)
+        .expect("HTTP request");
+    let status = r.status().as_u16();
+    let reader: Box<dyn Read + Send> = Box::new(r.into_body().into_reader());
+    (status, BufReader::new(reader))
+}
+
+/// The next JSON line of a stream; `None` at its end.
+pub fn next_json(lines: &mut impl BufRead) -> Option<Value> {
+    let mut line = String::new();
+    if lines.read_line(&mut line).expect("reading a line") == 0 {
+        return None;
+    }
+    Some(serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
 }
