@@ -28,7 +28,7 @@
 use crate::game::{History, Outcome, Position, RuleSet, TOTAL_SEEDS, mask_letters};
 use crate::rng::Rng;
 
-use super::config::{AutoReset, EnvConfig, EnvError, Openings, SKIP, StepOut, StepSummary};
+use super::config::{EnvConfig, EnvError, Openings, SKIP, StepOut, StepSummary};
 use super::encoding::Encoding;
 use super::lanes::{
     Actions, GameMut, HISTORY_SLOTS, Io, Lanes, Meta, chunk_size, fill_random, filter_bit,

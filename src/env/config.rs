@@ -3,6 +3,7 @@
 use thiserror::Error;
 
 use super::encoding::Encoding;
+use crate::game::RuleSet;
 
 /// The action value meaning "do not step this game" in [`BatchEnv::step`](super::BatchEnv::step).
 pub const SKIP: u8 = u8::MAX;

@@ -7,5 +7,5 @@ mod lanes;
 
 pub use batch::BatchEnv;
 pub use config::{AutoReset, EnvConfig, EnvError, Openings, SKIP, StepOut, StepSummary};
-pub use lanes::HISTORY_SLOTS;
 pub use encoding::Encoding;
+pub use lanes::HISTORY_SLOTS;

@@ -2,9 +2,10 @@
 //! bad input.
 
 use super::*;
-use crate::game::Game;
-use crate::game::Side;
+use crate::env::AutoReset;
 use crate::env::lanes::OPENING_TRIES;
+use crate::game::Game;
+use crate::game::{EndReason, Side};
 
 /// The scalar reference of one slot: a `Game` plus the slot's RNG stream, following the
 /// documented procedure (opening: `k` uniform in min..=max, one draw, then `k` uniform legal plies,
