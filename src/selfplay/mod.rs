@@ -235,7 +235,7 @@ pub fn play(
     let outputs = on_threads(jobs, |(t, mut e)| {
         let ids: Vec<u64> = (t..games).step_by(threads).map(|g| g as u64).collect();
         let slots = (cfg.games_in_flight / threads).max(1).min(ids.len().max(1));
-        let mut lanes = Lanes::new(cfg, rules, slots, seed);
+        let mut flight = InFlight::new(cfg, rules, slots, seed);
         let mut b = BatchSearch::new(mcts.clone(), rules, slots, seed);
         let mut state = SlotState::parked(slots);
         let mut queue = GameQueue {
@@ -244,7 +244,7 @@ pub fn play(
             mcts,
             progress,
         };
-        worker(&mut lanes, &mut b, &mut state, &mut queue, e.as_mut())
+        worker(&mut flight, &mut b, &mut state, &mut queue, e.as_mut())
     });
     merge(outputs, t0)
 }
@@ -293,15 +293,15 @@ struct WorkerOutput {
 
 /// A worker's games in flight: the env's lanes, and the action buffer of its steps
 /// ([`SKIP`] but where a move is played).
-struct Lanes {
+struct InFlight {
     env: BatchEnv,
     actions: Vec<u8>,
 }
 
-impl Lanes {
+impl InFlight {
     /// `slots` lanes under `rules`; a game's opening is up to `cfg.opening_plies`
     /// random plies, drawn with the rest of its randomness from stream `game` of `seed`.
-    fn new(cfg: &SelfPlayConfig, rules: RuleSet, slots: usize, seed: u64) -> Lanes {
+    fn new(cfg: &SelfPlayConfig, rules: RuleSet, slots: usize, seed: u64) -> InFlight {
         let config = EnvConfig {
             rules,
             seed,
@@ -313,7 +313,7 @@ impl Lanes {
             record_moves: true,
         };
         let env = BatchEnv::new(slots, config).expect("openings checked by validate");
-        Lanes {
+        InFlight {
             env: env.serial(),
             actions: vec![SKIP; slots],
         }
@@ -338,7 +338,7 @@ impl Lanes {
 /// searching lane `i`: slots without a game start one, a finished game's slot starts
 /// the next. Returns when the queue is empty and every game has finished.
 fn worker(
-    lanes: &mut Lanes,
+    flight: &mut InFlight,
     b: &mut BatchSearch,
     state: &mut [SlotState],
     queue: &mut GameQueue<'_>,
@@ -362,31 +362,31 @@ fn worker(
     let mut played: Vec<(usize, usize)> = Vec::with_capacity(slots);
     for i in 0..slots {
         if !state[i].active {
-            queue.start_game(lanes, b, &mut state[i], i, &mut out);
+            queue.start_game(flight, b, &mut state[i], i, &mut out);
         }
     }
     while state.iter().any(|s| s.active) {
         if progress.stop.load(Ordering::Relaxed) {
             break;
         }
-        b.step(&lanes.env, &mut timed);
+        b.step(&flight.env, &mut timed);
         played.clear();
         for i in 0..slots {
             if state[i].active && !b.is_searching(i) {
-                let a = choose_move(&lanes.env, b, &mut state[i], i, queue);
-                lanes.actions[i] = a as u8;
+                let a = choose_move(&flight.env, b, &mut state[i], i, queue);
+                flight.actions[i] = a as u8;
                 played.push((i, a));
             }
         }
         if !played.is_empty() {
-            lanes.step();
+            flight.step();
         }
         for &(i, a) in &played {
-            b.advance(i, a, &lanes.env);
+            b.advance(i, a, &flight.env);
             progress.moves.fetch_add(1, Ordering::Relaxed);
-            if !begin_search(lanes, b, &mut state[i], i, queue.mcts) {
-                finish_game(&lanes.env, &mut state[i], i, &mut out, progress, queue.cfg);
-                queue.start_game(lanes, b, &mut state[i], i, &mut out);
+            if !begin_search(flight, b, &mut state[i], i, queue.mcts) {
+                finish_game(&flight.env, &mut state[i], i, &mut out, progress, queue.cfg);
+                queue.start_game(flight, b, &mut state[i], i, &mut out);
             }
         }
         progress
@@ -449,7 +449,7 @@ impl GameQueue<'_> {
     /// the game's random stream.
     fn start_game(
         &mut self,
-        lanes: &mut Lanes,
+        flight: &mut InFlight,
         b: &mut BatchSearch,
         st: &mut SlotState,
         i: usize,
@@ -464,28 +464,28 @@ impl GameQueue<'_> {
             st.id = id;
             st.active = true;
             st.pending.clear();
-            lanes.env.start_game(i, id).expect("a lane of the batch");
-            b.set_root(i, lanes.env.position(i));
-            *b.rng(i) = lanes.env.rng(i).clone();
-            if begin_search(lanes, b, st, i, self.mcts) {
+            flight.env.start_game(i, id).expect("a lane of the batch");
+            b.set_root(i, flight.env.position(i));
+            *b.rng(i) = flight.env.rng(i).clone();
+            if begin_search(flight, b, st, i, self.mcts) {
                 return;
             }
             // The forced moves after the opening ended the game: record it, go on.
-            finish_game(&lanes.env, st, i, out, self.progress, self.cfg);
+            finish_game(&flight.env, st, i, out, self.progress, self.cfg);
         }
     }
 }
 
 /// Plays forced moves, then starts a full or cheap search. False if the game is over.
 fn begin_search(
-    lanes: &mut Lanes,
+    flight: &mut InFlight,
     b: &mut BatchSearch,
     st: &mut SlotState,
     i: usize,
     mcts: &MctsConfig,
 ) -> bool {
     loop {
-        let m = lanes.env.legal(i);
+        let m = flight.env.legal(i);
         if m == 0 {
             return false;
         }
@@ -493,8 +493,8 @@ fn begin_search(
             break;
         }
         let a = m.trailing_zeros() as usize;
-        lanes.play_one(i, a);
-        b.advance(i, a, &lanes.env);
+        flight.play_one(i, a);
+        b.advance(i, a, &flight.env);
     }
     let full = b.rng(i).unit_f32() < mcts.full_search_fraction;
     st.full = full;
@@ -507,7 +507,7 @@ fn begin_search(
     // and records no sample, so Dirichlet noise there would only spoil the move. Gumbel's
     // root sampling is how that algorithm picks among its considered moves, so it stays.
     let noise = full || mcts.algorithm == Algorithm::Gumbel;
-    b.begin(i, &lanes.env, sims, noise)
+    b.begin(i, &flight.env, sims, noise)
 }
 
 /// Labels lane `i`'s pending samples with its game's outcome and stores the game.
@@ -599,7 +599,7 @@ mod tests {
                 ..MctsConfig::default()
             };
             let mut b = BatchSearch::new(mcts.clone(), RuleSet::abapa(), 1, 7);
-            let mut lanes = Lanes::new(&SelfPlayConfig::default(), RuleSet::abapa(), 1, 7);
+            let mut flight = InFlight::new(&SelfPlayConfig::default(), RuleSet::abapa(), 1, 7);
             let mut st = SlotState {
                 id: 0,
                 active: true,
@@ -608,7 +608,7 @@ mod tests {
             };
             let (mut full, mut cheap) = (0, 0);
             for _ in 0..200 {
-                assert!(begin_search(&mut lanes, &mut b, &mut st, 0, &mcts));
+                assert!(begin_search(&mut flight, &mut b, &mut st, 0, &mcts));
                 let want = st.full || alg == Algorithm::Gumbel;
                 assert_eq!(b.root_noise(0), want, "{alg:?} full={}", st.full);
                 if st.full {
