@@ -5,6 +5,7 @@ pub mod alphabeta;
 pub mod cache;
 pub mod evaluator;
 pub mod mcts;
+pub mod prefetch;
 
 pub use alphabeta::{AlphaBeta, Limits, SearchResult};
 pub use evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator, uniform_priors};

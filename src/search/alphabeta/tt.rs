@@ -97,18 +97,7 @@ impl Table {
     /// Hints the processor to load `key`'s slot, which will be probed soon.
     #[inline]
     pub fn prefetch(&self, key: u128) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let p = self.entries.as_ptr().wrapping_add(self.index(key));
-            // SAFETY: a prefetch is only a hint; it never faults, whatever the address.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    p as *const i8,
-                )
-            };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        crate::search::prefetch::prefetch(self.entries.as_ptr().wrapping_add(self.index(key)));
     }
 
     /// The entry for `key` written by this search, if any.

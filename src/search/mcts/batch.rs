@@ -13,6 +13,7 @@ use super::{MctsConfig, SearchValue};
 use crate::env::BatchEnv;
 use crate::game::{Game, Position, RuleSet};
 use crate::rng::Rng;
+use crate::search::prefetch::prefetch;
 use crate::search::{Evaluation, Evaluator};
 use crate::tablebase::Tablebase;
 use std::sync::Arc;
@@ -82,6 +83,10 @@ impl Lanes for [Game] {
 struct Slot {
     tree: SearchTree,
     path: Vec<(NodeId, u8)>,
+    /// Where this step's descent is (see `BatchSearch::descend_all`).
+    at: NodeId,
+    /// The leaf this step's descent reached for the evaluator; 0 if none.
+    leaf: NodeId,
     searching: bool,
     target: u32,
     done: u32,
@@ -101,6 +106,8 @@ pub struct BatchSearch {
     batch_pos: Vec<Position>,
     batch_legal: Vec<u8>,
     batch_at: Vec<(u32, NodeId)>,
+    /// The slots still descending in this step.
+    descending: Vec<u32>,
     evals: Vec<Evaluation>,
     /// Leaves evaluated so far (for speed reports).
     pub evaluated: u64,
@@ -124,6 +131,8 @@ impl BatchSearch {
                 Slot {
                     tree,
                     path: Vec::with_capacity(64),
+                    at: 0,
+                    leaf: 0,
                     searching: false,
                     target: 0,
                     done: 0,
@@ -143,6 +152,7 @@ impl BatchSearch {
             batch_pos: Vec::with_capacity(n),
             batch_legal: Vec::with_capacity(n),
             batch_at: Vec::with_capacity(n),
+            descending: Vec::with_capacity(n),
             evals: vec![Evaluation::default(); n],
             evaluated: 0,
             simulations: 0,
@@ -250,32 +260,14 @@ impl BatchSearch {
         self.batch_pos.clear();
         self.batch_legal.clear();
         self.batch_at.clear();
-        let cfg = &self.cfg;
         let rules = self.rules;
-        for (i, s) in self.slots.iter_mut().enumerate() {
-            if !s.searching {
-                continue;
-            }
-            let how = Descent {
-                cfg,
-                rule: self.rule,
-                rules,
-                schedules: &self.schedules,
-                tb: self.tablebase.as_deref(),
-            };
-            match descend(s, &how, |p| lanes.seen(i, p)) {
-                Leaf::NeedsEval(id) => {
-                    let n = s.tree.node(id);
-                    self.batch_pos.push(n.pos);
-                    self.batch_legal.push(n.legal);
-                    self.batch_at.push((i as u32, id));
-                }
-                Leaf::Done => {
-                    if !s.path.is_empty() {
-                        s.done += 1;
-                        self.simulations += 1;
-                    }
-                }
+        self.descend_all(lanes);
+        for (i, s) in self.slots.iter().enumerate() {
+            if s.searching && s.leaf != 0 {
+                let n = s.tree.node(s.leaf);
+                self.batch_pos.push(n.pos);
+                self.batch_legal.push(n.legal);
+                self.batch_at.push((i as u32, s.leaf));
             }
         }
         let n = self.batch_pos.len();
@@ -295,6 +287,7 @@ impl BatchSearch {
             self.evaluated += n as u64;
         }
         for (k, &(i, id)) in self.batch_at.iter().enumerate() {
+            prefetch_backup(&self.slots, &self.batch_at, k);
             let s = &mut self.slots[i as usize];
             let e = &self.evals[k];
             s.tree.expand(id, e);
@@ -313,8 +306,9 @@ impl BatchSearch {
         let mut searching = 0;
         for s in &mut self.slots {
             if s.searching {
-                let root_ready = s.tree.root_node().kind == NodeKind::Expanded;
-                if root_ready && s.done >= s.target {
+                // The count first: most slots are not done, and their roots are not in
+                // the caches.
+                if s.done >= s.target && s.tree.root_node().kind == NodeKind::Expanded {
                     s.searching = false;
                 } else {
                     searching += 1;
@@ -322,6 +316,56 @@ impl BatchSearch {
             }
         }
         searching
+    }
+
+    /// Descends every searching slot's tree to a leaf (`Slot::leaf`, 0 where the
+    /// simulation ended at a finished game, which is counted here), the slots in
+    /// lockstep: each pass takes every slot still descending one level down and asks
+    /// for the next node of the slot `AHEAD` places on, so the trips to memory of
+    /// different trees overlap. Each slot's descent is the same as alone.
+    fn descend_all<L: Lanes + ?Sized>(&mut self, lanes: &L) {
+        let how = &Descent {
+            cfg: &self.cfg,
+            rule: self.rule,
+            rules: self.rules,
+            schedules: &self.schedules,
+            tb: self.tablebase.as_deref(),
+        };
+        let (slots, active) = (&mut self.slots, &mut self.descending);
+        active.clear();
+        for (i, s) in slots.iter_mut().enumerate() {
+            if s.searching {
+                s.path.clear();
+                s.at = s.tree.root();
+                s.leaf = 0;
+                active.push(i as u32);
+            }
+        }
+        while !active.is_empty() {
+            let mut kept = 0;
+            for k in 0..active.len() {
+                if let Some(&j) = active.get(k + AHEAD) {
+                    let t = &slots[j as usize];
+                    t.tree.prefetch(t.at);
+                }
+                let i = active[k] as usize;
+                let s = &mut slots[i];
+                match descend_level(s, how, |p| lanes.seen(i, p)) {
+                    None => {
+                        active[kept] = i as u32;
+                        kept += 1;
+                    }
+                    Some(Leaf::NeedsEval(id)) => s.leaf = id,
+                    Some(Leaf::Done) => {
+                        if !s.path.is_empty() {
+                            s.done += 1;
+                            self.simulations += 1;
+                        }
+                    }
+                }
+            }
+            active.truncate(kept);
+        }
     }
 
     /// Steps until no slot is searching.
@@ -385,52 +429,72 @@ struct Descent<'a> {
     tb: Option<&'a Tablebase>,
 }
 
-/// Descends slot `s`'s tree to a leaf, creating it if new (`seen`: the game's
-/// repetition history). Terminal leaves are backed up here; new leaves are returned for
-/// evaluation, with `s.path` holding the way down.
-fn descend(s: &mut Slot, how: &Descent<'_>, seen: impl Fn(&Position) -> bool) -> Leaf {
-    let (rules, tb) = (how.rules, how.tb);
-    s.path.clear();
-    let tree = &mut s.tree;
-    let root = tree.root();
-    let mut id = root;
-    loop {
-        let node = tree.node(id);
-        match node.kind {
-            NodeKind::Terminal => {
-                let v = node.value;
-                tree.backup(&s.path, id, v);
-                return Leaf::Done;
-            }
-            NodeKind::Unexpanded => return Leaf::NeedsEval(id),
-            NodeKind::Expanded => {}
-        }
-        let a = how
-            .rule
-            .select(how.cfg, node, id == root, s.done, &s.root, how.schedules);
-        let child = node.children[a];
-        s.path.push((id, a as u8));
-        if child == 0 {
-            if !tree.has_room(1) {
-                // Out of room (cannot happen with the capacity BatchSearch sets): count
-                // the parent's own value again rather than grow.
-                let v = tree.node(id).value;
-                s.path.pop();
-                let leaf = id;
-                tree.backup(&s.path, leaf, v);
-                return Leaf::Done;
-            }
-            let c = tree.add_child(rules, id, a, &s.path, &seen, tb);
-            let n = tree.node(c);
-            if n.kind == NodeKind::Terminal {
-                let v = n.value;
-                tree.backup(&s.path, c, v);
-                return Leaf::Done;
-            }
-            return Leaf::NeedsEval(c);
-        }
-        id = child;
+/// How many slots ahead the descents and the backups ask for the nodes they will
+/// read. A batch's trees are far larger than the caches, and each simulation of a slot
+/// comes a whole batch (and a network call) after its last, so every node is a trip to
+/// memory unless asked for early.
+const AHEAD: usize = 8;
+
+/// Asks for what the backups of the leaves `k + AHEAD / 2` (their nodes on the way
+/// down) and `k + AHEAD` (the list of those nodes) of `batch` will read.
+fn prefetch_backup(slots: &[Slot], batch: &[(u32, NodeId)], k: usize) {
+    if let Some(&(j, leaf)) = batch.get(k + AHEAD / 2) {
+        let t = &slots[j as usize];
+        t.tree.prefetch(leaf);
+        t.path.iter().for_each(|&(p, _)| t.tree.prefetch(p));
     }
+    if let Some(&(j, _)) = batch.get(k + AHEAD) {
+        prefetch(slots[j as usize].path.as_ptr());
+    }
+}
+
+/// Takes slot `s`'s descent one level down from `s.at` (a fresh descent starts at the
+/// root with an empty `s.path`): `None` while it goes on (`s.at` is the next node), else
+/// where it ended. A new leaf is created; terminal leaves are backed up here (`seen`:
+/// the game's repetition history).
+fn descend_level(
+    s: &mut Slot,
+    how: &Descent<'_>,
+    seen: impl Fn(&Position) -> bool,
+) -> Option<Leaf> {
+    let tree = &mut s.tree;
+    let id = s.at;
+    let node = tree.node(id);
+    match node.kind {
+        NodeKind::Terminal => {
+            let v = node.value;
+            tree.backup(&s.path, id, v);
+            return Some(Leaf::Done);
+        }
+        NodeKind::Unexpanded => return Some(Leaf::NeedsEval(id)),
+        NodeKind::Expanded => {}
+    }
+    let at_root = id == tree.root();
+    let a = how
+        .rule
+        .select(how.cfg, node, at_root, s.done, &s.root, how.schedules);
+    let child = node.children[a];
+    s.path.push((id, a as u8));
+    if child != 0 {
+        s.at = child;
+        return None;
+    }
+    if !tree.has_room(1) {
+        // Out of room (cannot happen with the capacity BatchSearch sets): count the
+        // parent's own value again rather than grow.
+        let v = tree.node(id).value;
+        s.path.pop();
+        tree.backup(&s.path, id, v);
+        return Some(Leaf::Done);
+    }
+    let c = tree.add_child(how.rules, id, a, &s.path, &seen, how.tb);
+    let n = tree.node(c);
+    if n.kind == NodeKind::Terminal {
+        let v = n.value;
+        tree.backup(&s.path, c, v);
+        return Some(Leaf::Done);
+    }
+    Some(Leaf::NeedsEval(c))
 }
 
 /// A finished search's result at `root` under `rule`, after `done` simulations.

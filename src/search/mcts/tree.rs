@@ -196,6 +196,14 @@ impl SearchTree {
         &mut self.nodes[id as usize]
     }
 
+    /// Asks for node `id` (every cache line of it), which will be read soon.
+    #[inline]
+    pub fn prefetch(&self, id: NodeId) {
+        if let Some(node) = self.nodes.get(id as usize) {
+            crate::search::prefetch::prefetch(node);
+        }
+    }
+
     /// The root node.
     #[inline]
     pub fn root_node(&self) -> &Node {
