@@ -581,41 +581,6 @@ fn env_lanes_and_whole_games_search_alike() {
     );
 }
 
-/// A fixed function of the position (not of the batch, nor of the call order): priors and
-/// a value drawn from the position's key.
-struct KeyedEvaluator;
-
-impl Evaluator for KeyedEvaluator {
-    fn evaluate(
-        &mut self,
-        _: RuleSet,
-        positions: &[Position],
-        legal: &[u8],
-        out: &mut [Evaluation],
-    ) {
-        for ((p, &l), e) in positions.iter().zip(legal).zip(out.iter_mut()) {
-            let mut x = (p.key() ^ (p.key() >> 64)) as u64;
-            let mut draw = || (crate::rng::splitmix64(&mut x) >> 40) as f32 / (1u64 << 24) as f32;
-            let mut priors = [0.0; 6];
-            for (a, q) in priors.iter_mut().enumerate() {
-                if l & (1 << a) != 0 {
-                    *q = 0.05 + draw();
-                }
-            }
-            let sum: f32 = priors.iter().sum();
-            priors.iter_mut().for_each(|q| *q /= sum);
-            *e = Evaluation {
-                priors,
-                value: 2.0 * draw() - 1.0,
-            };
-        }
-    }
-
-    fn name(&self) -> String {
-        "keyed".into()
-    }
-}
-
 /// The batched search descends its trees in lockstep, level by level, reading ahead: each
 /// slot's search must still be exactly the one it makes alone. More slots than the
 /// read-ahead distance, searches of different lengths and depths, root noise, reused
@@ -635,9 +600,9 @@ fn every_slot_searches_as_it_does_alone() {
             for (i, a) in alone.iter_mut().enumerate() {
                 assert!(together.begin(i, sims(i + ply), true));
                 assert!(a.begin(i, sims(i + ply), true));
-                a.run(&mut KeyedEvaluator);
+                a.run(&mut Hashed);
             }
-            together.run(&mut KeyedEvaluator);
+            together.run(&mut Hashed);
             for (i, a) in alone.iter_mut().enumerate() {
                 assert_eq!(
                     together.result(i),
