@@ -6,11 +6,11 @@
 #
 # Timed: run it on an idle machine (no training run, no build, nothing else), from the
 # repository root, after `cargo build --release`. About 1 minute. Writes one JSON file a
-# run and machine.txt under $OUT (default bench-v3/, not committed) and prints a line a
+# run and machine.txt under $OUT (default /tmp/bench-v3) and prints a line a
 # run: simulations/s, mean leaf depth and cache hits for 1 and 2 threads.
 set -e
 B=${B:-target/release/oware}
-OUT=${OUT:-bench-v3}
+OUT=${OUT:-/tmp/bench-v3}
 mkdir -p "$OUT"
 {
   date -u +%FT%TZ
