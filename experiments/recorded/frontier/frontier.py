@@ -97,7 +97,7 @@ STYLE = {  # method: marker, filled
 METHOD_TEXT = {
     "measured": "measured here against v1 (1 000 games, 6-ply)",
     "recorded": "recorded match against v1 (6-ply)",
-    "recorded (4-ply)": "recorded periodic match against v1 (200 games, 4-ply)",
+    "recorded (4-ply)": "recorded match against v1, 4-ply (small: the continuations' periodic 200 games)",
     "chained via v2": "chained: recorded match against v2 + v2 against v1",
     "chained via depth 12": "chained through alphabeta:depth=12 and the first quick network",
     "chained via the long run": "chained: eval against the long run's iteration 3000 + its Elo",
@@ -108,6 +108,7 @@ COLOURS = {
     "continuation": "#7f7f7f", "continuation-5e-4": "#c7c7c7", "long-1204": "#d62728",
     "continue": "#2ca02c", "search": "#ff7f0e", "blocks2": "#e377c2",
 }
+SHIP_OFFSET = {"quick-1130": (12, 8), "default-55min": (-12, 10), "default": (-12, 10), "default-1203": (-14, 12)}
 SHIP_TEXT = {"quick-1130": "shipped 11-30\n07:01", "default-55min": "shipped 11-30\n07:48",
              "default": "v1", "default-1203": "v2"}
 
@@ -151,7 +152,7 @@ def main():
         x = next(p["x_h"] for p in pts if p["run"] == r)
         group = [s for s in singles if abs(math.log(next(p["x_h"] for p in pts if p["run"] == s) / x)) < 0.03]
         i = group.index(r)
-        dodge[r] = 1 + 0.04 * (i - (len(group) - 1) / 2)
+        dodge[r] = 1 + 0.07 * (i - (len(group) - 1) / 2)
 
     fig, ax = plt.subplots(figsize=(13, 8.5), dpi=110)
     ax.set_xscale("log")
@@ -168,19 +169,23 @@ def main():
             if p["method"] == "reference" and p["run"] != "default":
                 continue  # a continuation's start: the point of the run it continues
             m, filled = STYLE.get(p["method"], ("o", True))
+            small = p["method"] == "recorded (4-ply)" and p["point"].startswith("iteration")  # periodic, 200 games
             ax.errorbar(x, p["elo"], yerr=[[p["elo"] - p["elo_low"]], [p["elo_high"] - p["elo"]]], fmt="none",
-                        ecolor=c, elinewidth=1.1, capsize=3, alpha=0.8, zorder=3)
-            ax.plot(x, p["elo"], m, ms=8 if m != "D" else 7, mfc=c if filled else "white", mec=c, mew=1.6,
-                    zorder=4)
+                        ecolor=c, elinewidth=0.8 if small else 1.1, capsize=0 if small else 3,
+                        alpha=0.3 if small else 0.8, zorder=3)
+            ax.plot(x, p["elo"], m, ms=4.5 if small else 8 if m != "D" else 7, mfc=c if filled else "white",
+                    mec=c, mew=1.6, zorder=4)
             if p["shipped"]:
                 ax.plot(x, p["elo"], "*", ms=22, mfc="none", mec="#222222", mew=1.2, zorder=5)
                 ax.annotate(SHIP_TEXT.get(p["run"], "shipped"), (x, p["elo"]), textcoords="offset points",
-                            xytext=(-14, 14) if p["run"] != "default-1203" else (-22, 16), ha="right",
+                            xytext=SHIP_OFFSET.get(p["run"], (-14, 14)), ha="left" if p["run"] == "quick-1130" else "right",
                             fontsize=9, fontweight="bold", color="#222222")
         p0 = rp[-1]
         handles.append(Line2D([], [], color=c, marker="o", lw=1.6 if len(rp) > 1 else 0,
-                              label=f"{p0['label']} ({p0.get('date', '')}) · {p0['blocks']}×{p0['width']}, "
-                                    f"{p0['params']:,} params".replace(",", "\u2009") + f" · {p0['machine']}"))
+                              label=f"{p0['label']}{' (' + p0['date'] if p0.get('date') else ''}"
+                                    f"{', ' + p0['commit'] if p0.get('commit') and ' ' not in p0['commit'] else ''}"
+                                    f"{')' if p0.get('date') else ''} · {p0['blocks']}×{p0['width']}, "
+                                    + f"{p0['params']:,}".replace(",", "\u2009") + f" params · {p0['machine']}"))
     leg1 = ax.legend(handles=handles, loc="upper left", fontsize=8, title="run (network: blocks × width, "
                      "parameters; machine: 2-vCPU)", title_fontsize=8.5, framealpha=0.92)
     ax.add_artist(leg1)
