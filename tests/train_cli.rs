@@ -954,3 +954,50 @@ fn removed_keys_are_named_and_an_older_trainers_run_goes_on() {
     );
     assert_eq!(state(&run)["iteration"], 2);
 }
+
+/// A run resumed at its limit says that nothing is left to train and how to extend the
+/// limit, and nothing about gradient steps; `--set` of another key on resume says which
+/// keys a resumed run takes, with no word of a `--config` that was never given.
+#[test]
+fn resuming_at_the_limit_or_with_another_key_says_what_to_do() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = write_config(d.path(), TINY);
+    let run = d.path().join("run");
+    // A time limit shorter than one iteration: the run stops after its first.
+    succeeded(&train(
+        &cfg,
+        &run,
+        &["--set", "train.time_limit_minutes=0.0001"],
+    ));
+    assert_eq!(state(&run)["iteration"], 1);
+    let resume = |extra: &[&str]| {
+        Command::new(OWARE)
+            .args(["train", "--no-progress", "--resume", "--run-dir"])
+            .arg(&run)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = resume(&[]);
+    succeeded(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("already reached its time limit")
+            && err.contains("--set train.time_limit_minutes="),
+        "{err}"
+    );
+    assert!(!err.contains("gradient steps"), "{err}");
+    assert_eq!(state(&run)["iteration"], 1);
+    // Another key on resume: refused in one line that names the keys that may change.
+    let out = resume(&["--set", "train.batch_size=256"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("train.batch_size")
+            && err.contains("train.time_limit_minutes")
+            && err.contains("train.refill_fraction"),
+        "{err}"
+    );
+    assert!(!err.contains("--config"), "{err}");
+}

@@ -183,6 +183,12 @@ pub fn train(
     // but a selfplay worker may be mid-write: its files stay while it lives).
     crate::files::remove_stale_temps(&run.root);
     fs::create_dir_all(run.samples())?;
+    if let Some(s) = run.read_state()?
+        && let Some(why) = limit_reached(&config, &s)
+    {
+        display.say(why);
+        return Ok(s);
+    }
     let mut session = Session::open(config, run, display, capsule.map(Path::to_path_buf))?;
     session.write_capsule()?;
     while session.wants_another_iteration() {
@@ -191,6 +197,30 @@ pub fn train(
         }
     }
     Ok(session.state)
+}
+
+/// Why a run whose committed state is `s` has nothing left to train under `config`'s
+/// limits, with how to extend them; `None` while it has.
+fn limit_reached(config: &Config, s: &RunState) -> Option<String> {
+    let t = &config.train;
+    let minutes = s.wall_seconds / 60.0;
+    let how = "nothing to train. To go on, raise it where the run resumes:";
+    if t.iterations > 0 && s.iteration >= t.iterations {
+        return Some(format!(
+            "the run already reached its limit of {} iterations: {how} --set train.iterations={}",
+            t.iterations,
+            s.iteration.max(1) * 2
+        ));
+    }
+    (t.time_limit_minutes > 0.0 && minutes >= t.time_limit_minutes).then(|| {
+        format!(
+            "the run already reached its time limit of {} minutes ({minutes:.1} trained, \
+             iteration {}): {how} --set train.time_limit_minutes={}",
+            t.time_limit_minutes,
+            s.iteration,
+            (t.time_limit_minutes * 2.0).ceil()
+        )
+    })
 }
 
 /// A training session: the run, its committed state, and what lives between iterations.
@@ -559,10 +589,13 @@ impl Session {
         if s.refill > 0 && self.window.len() as u64 >= hold {
             s.refill = 0;
             self.learning.hold_below = 0;
-            self.note = Some(format!(
-                "the window holds {} samples again: gradient steps resume",
-                self.window.len()
-            ));
+            // Without a refill (train.refill_fraction = 0) the steps never stopped.
+            if hold > 0 {
+                self.note = Some(format!(
+                    "the window holds {} samples again: gradient steps resume",
+                    self.window.len()
+                ));
+            }
         } else if s.refill > 0 {
             self.note = Some(format!(
                 "refilling the window after the move: {} of {hold} samples, no gradient \
