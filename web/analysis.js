@@ -696,7 +696,7 @@ async function loadStudy(text) {
   forgetReview();
   changed();
   await goTo(A.root);
-  $('#analysis-status').textContent = 'Study loaded: click a move, or step through it with ▶.';
+  $('#analysis-status').textContent = 'Study loaded: click a move, or step through it with ▶. Undo (Ctrl+Z) brings back the board before.';
 }
 
 async function copyFen() {
@@ -735,7 +735,8 @@ async function usePosition(pos) {
   changed();
   forgetReview();
   await goTo(A.root);
-  $('#analysis-status').textContent = 'A position of your own: play moves from it, or Play from here against oware.';
+  $('#analysis-status').textContent = 'A position of your own: play moves from it, or Play from here against oware. ' +
+    'Undo (Ctrl+Z) brings back the board before.';
 }
 
 // Play the position on the board against oware, as the side to move. The game played

@@ -183,12 +183,6 @@ pub fn train(
     // but a selfplay worker may be mid-write: its files stay while it lives).
     crate::files::remove_stale_temps(&run.root);
     fs::create_dir_all(run.samples())?;
-    if let Some(s) = run.read_state()?
-        && let Some(why) = limit_reached(&config, &s)
-    {
-        display.say(why);
-        return Ok(s);
-    }
     let mut session = Session::open(config, run, display, capsule.map(Path::to_path_buf))?;
     session.write_capsule()?;
     while session.wants_another_iteration() {
@@ -200,8 +194,11 @@ pub fn train(
 }
 
 /// Why a run whose committed state is `s` has nothing left to train under `config`'s
-/// limits, with how to extend them; `None` while it has.
+/// limits, with how to extend them; `None` while it has (or it is a new run).
 fn limit_reached(config: &Config, s: &RunState) -> Option<String> {
+    if s.iteration == 0 {
+        return None;
+    }
     let t = &config.train;
     let minutes = s.wall_seconds / 60.0;
     let how = "nothing to train. To go on, raise it where the run resumes:";
@@ -277,7 +274,12 @@ impl Session {
         let mut rows = metrics::read(&run.metrics())?;
         rows.retain(|r| r.iteration <= state.iteration);
         let mut learning = Learning::new(learner, &config);
-        learning.hold_below = refill_mark(&config, &state, window.len(), &log);
+        // A run resumed at its limit trains nothing: that is what the log says, with how
+        // to go on, rather than how the steps would resume.
+        match limit_reached(&config, &state) {
+            Some(why) => log(why),
+            None => learning.hold_below = refill_mark(&config, &state, window.len(), &log),
+        }
         Ok(Session {
             base_wall: state.wall_seconds,
             learning,
