@@ -619,7 +619,13 @@ fn resuming_at_the_limit_or_with_another_key_says_what_to_do() {
     let copy = d.path().join("copy");
     copy_dir(&cap, &copy);
     let resume = |extra: &[&str]| {
-        let mut args = vec!["train", "--no-progress", "--resume", "--run-dir", path(&copy)];
+        let mut args = vec![
+            "train",
+            "--no-progress",
+            "--resume",
+            "--run-dir",
+            path(&copy),
+        ];
         args.extend_from_slice(extra);
         oware(&args)
     };

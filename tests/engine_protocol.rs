@@ -322,5 +322,8 @@ fn the_network_engine_takes_go_depth_as_asked() {
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no info line with nodes: {text}"));
-    assert_eq!(nodes, 9900, "{text}");
+    assert!(
+        (9900..10_100).contains(&nodes),
+        "{nodes} simulations: {text}"
+    );
 }

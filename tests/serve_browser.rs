@@ -1089,7 +1089,10 @@ fn study_tools(b: &Browser, srv: &Server, phone: bool) {
     }
     let summary = b.text("#summary");
     assert!(summary.contains("South: accuracy"), "{summary}");
-    assert!(!summary.contains("You") && !summary.contains("oware"), "{summary}");
+    assert!(
+        !summary.contains("You") && !summary.contains("oware"),
+        "{summary}"
+    );
     let graph = js(
         b,
         "const g = document.querySelector('#graph'); \
@@ -1304,7 +1307,11 @@ fn whole_study(b: &Browser, srv: &Server, phone: bool) -> (String, String, Strin
     assert_eq!(study_in_link(b), "FfBe C {main line note}");
     undo_redo(b, phone, false);
     assert_eq!(study_in_link(b), study, "{}", b.text("#status"));
-    assert!(b.text("#status").starts_with("Undone"), "{}", b.text("#status"));
+    assert!(
+        b.text("#status").starts_with("Undone"),
+        "{}",
+        b.text("#status")
+    );
     undo_redo(b, phone, true);
     assert_eq!(study_in_link(b), "FfBe C {main line note}");
     undo_redo(b, phone, false);
@@ -1336,9 +1343,18 @@ fn whole_study(b: &Browser, srv: &Server, phone: bool) -> (String, String, Strin
         b,
         "return new URLSearchParams(location.search).get('moves');",
     );
-    let played = moves.as_str().unwrap().strip_prefix("FfBaC").unwrap().to_string();
+    let played = moves
+        .as_str()
+        .unwrap()
+        .strip_prefix("FfBaC")
+        .unwrap()
+        .to_string();
     assert!(played.len() >= 2, "oware did not answer: {moves}");
-    assert_eq!(study_in_link(b), study, "the study left the link while playing");
+    assert_eq!(
+        study_in_link(b),
+        study,
+        "the study left the link while playing"
+    );
     b.click("#tab-analysis");
     b.wait_idle();
     let with_game = format!("FfBe (a C! {{my analysis}} [B>e C] {played}) C {{main line note}}");
@@ -1374,7 +1390,10 @@ fn whole_study(b: &Browser, srv: &Server, phone: bool) -> (String, String, Strin
             "return ['#board', '#lines', '#tree'].map(s => Math.round(document.querySelector(s).getBoundingClientRect().top));",
         );
         let tops: Vec<i64> = serde_json::from_value(tops).unwrap();
-        assert!(tops[1] < 844 && tops[2] < 844, "board, lines, tree at {tops:?}");
+        assert!(
+            tops[1] < 844 && tops[2] < 844,
+            "board, lines, tree at {tops:?}"
+        );
         b.screenshot(&dir.join("phone-study-back.png"));
     } else {
         // The arrow keys move through the game with the focus on a checkbox.
@@ -1532,7 +1551,10 @@ fn analysis_at_the_limit(b: &Browser, srv: &Server) {
     let stats = b.text("#engine-stats");
     assert!(!stats.contains("--analysis"), "{stats}");
     assert_eq!(
-        js(b, "return document.querySelector('#engine-infinite').checked;"),
+        js(
+            b,
+            "return document.querySelector('#engine-infinite').checked;"
+        ),
         true
     );
     assert!(
@@ -1542,6 +1564,10 @@ fn analysis_at_the_limit(b: &Browser, srv: &Server) {
     );
     b.click("#prev-ply");
     b.wait_idle();
-    b.wait_for(stopped_here, 30, "the position before analysed to the limit");
+    b.wait_for(
+        stopped_here,
+        30,
+        "the position before analysed to the limit",
+    );
     b.click("#engine-infinite");
 }

@@ -954,4 +954,3 @@ fn removed_keys_are_named_and_an_older_trainers_run_goes_on() {
     );
     assert_eq!(state(&run)["iteration"], 2);
 }
-

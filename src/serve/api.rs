@@ -172,7 +172,12 @@ fn parse_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Resul
     };
     for (key, value) in fields {
         if let Some((_, number, words)) = FIELD_KINDS.iter().find(|(k, ..)| *k == key.as_str()) {
-            let fits = value.is_null() || (if *number { value.is_u64() } else { value.is_string() });
+            let fits = value.is_null()
+                || (if *number {
+                    value.is_u64()
+                } else {
+                    value.is_string()
+                });
             if !fits {
                 return Err(ApiError::bad(format!("{key} {value}: expected {words}")));
             }
@@ -919,7 +924,10 @@ mod tests {
                 "{text}: {}",
                 e.message
             );
-            assert!(!e.message.contains("u64") && !e.message.contains("floating"), "{e:?}");
+            assert!(
+                !e.message.contains("u64") && !e.message.contains("floating"),
+                "{e:?}"
+            );
         }
         // A byte-order mark before the JSON is read past; a key given twice is refused.
         let r: PositionRequest = parse_body(body("\u{feff}{\"moves\": \"Ff\"}")).unwrap();

@@ -183,8 +183,12 @@ impl Browser {
             .unwrap_or_else(|| panic!("nothing matches '{css}'"));
         self.in_session("POST", &format!("/element/{el}/clear"), json!({}))
             .unwrap_or_else(|e| panic!("clearing '{css}': {e}"));
-        self.in_session("POST", &format!("/element/{el}/value"), json!({ "text": text }))
-            .unwrap_or_else(|e| panic!("typing into '{css}': {e}"));
+        self.in_session(
+            "POST",
+            &format!("/element/{el}/value"),
+            json!({ "text": text }),
+        )
+        .unwrap_or_else(|e| panic!("typing into '{css}': {e}"));
     }
 
     /// Presses the keys of `chord` together and lets them go, as a keyboard sends them
