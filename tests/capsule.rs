@@ -601,7 +601,6 @@ fn resuming_at_the_limit_or_with_another_key_says_what_to_do() {
     let d = tempfile::tempdir().unwrap();
     let cfg = config(d.path());
     let (run, cap) = (d.path().join("run"), d.path().join("cap"));
-    // A time limit shorter than one iteration: the run stops after its first.
     succeeded(&oware(&[
         "train",
         "--quiet",
@@ -612,9 +611,7 @@ fn resuming_at_the_limit_or_with_another_key_says_what_to_do() {
         "--capsule",
         path(&cap),
         "--set",
-        "train.time_limit_minutes=0.0001",
-        "--set",
-        "train.iterations=0",
+        "train.iterations=1",
     ]));
     let copy = d.path().join("copy");
     copy_dir(&cap, &copy);
@@ -629,7 +626,14 @@ fn resuming_at_the_limit_or_with_another_key_says_what_to_do() {
         args.extend_from_slice(extra);
         oware(&args)
     };
-    let err = succeeded(&resume(&[]));
+    // Resumed under a time limit its one iteration already passed (a run that ended at
+    // its time limit).
+    let err = succeeded(&resume(&[
+        "--set",
+        "train.time_limit_minutes=0.0001",
+        "--set",
+        "train.iterations=0",
+    ]));
     assert!(
         err.contains("already reached its time limit")
             && err.contains("--set train.time_limit_minutes="),
