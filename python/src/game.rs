@@ -62,8 +62,9 @@ impl PyPosition {
 
     /// Seeds in the 12 pits, A..F (South's) then a..f (North's).
     #[getter]
-    fn pits(&self) -> Vec<u8> {
-        self.pos.pits.to_vec()
+    fn pits(&self) -> Vec<u32> {
+        // u32, not u8: pyo3 turns a Vec<u8> into bytes.
+        self.pos.pits.iter().map(|&p| p as u32).collect()
     }
 
     /// Captured seeds (South, North).
@@ -294,8 +295,8 @@ impl PyGame {
 
     /// The moves played as actions 0..5, in order.
     #[getter]
-    fn actions(&self) -> Vec<u8> {
-        self.game.moves().iter().map(|&(_, a)| a).collect()
+    fn actions(&self) -> Vec<u32> {
+        self.game.moves().iter().map(|&(_, a)| a as u32).collect()
     }
 
     /// Legal actions (0..5); empty once the game is over.
