@@ -274,6 +274,16 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
     assert!(t0.elapsed() < Duration::from_secs(240));
 }
 
+/// The desktop window (1300 × 900) or the phone's (390 × 844, mobile emulation) that the
+/// tests run on.
+fn desktop_or_phone(phone: bool) -> Result<Browser, String> {
+    if phone {
+        Browser::start_phone(390, 844)
+    } else {
+        Browser::start(1300, 900)
+    }
+}
+
 /// Starts a browser or says why the test is skipped (a failure under
 /// `OWARE_REQUIRE_BROWSER`).
 fn browser_or_skip(start: impl FnOnce() -> Result<Browser, String>) -> Option<Browser> {
@@ -720,14 +730,7 @@ fn a_link_or_a_record_never_moves_for_anyone_in_chromium() {
 fn study_tools_on_a_desktop_and_a_phone_in_chromium() {
     let srv = Server::start(&["--puzzles", "0", "--searchers", "2"]);
     for phone in [false, true] {
-        let start = || {
-            if phone {
-                Browser::start_phone(390, 844)
-            } else {
-                Browser::start(1300, 900)
-            }
-        };
-        let Some(browser) = browser_or_skip(start) else {
+        let Some(browser) = browser_or_skip(|| desktop_or_phone(phone)) else {
             return;
         };
         study_tools(&browser, &srv, phone);
@@ -1246,20 +1249,13 @@ fn undo_redo(b: &Browser, phone: bool, redo: bool) {
 fn a_users_whole_study_end_to_end_in_chromium() {
     let srv = Server::start(&["--puzzles", "0", "--searchers", "2", "--seed", "3"]);
     for phone in [false, true] {
-        let start = || {
-            if phone {
-                Browser::start_phone(390, 844)
-            } else {
-                Browser::start(1300, 900)
-            }
-        };
-        let Some(browser) = browser_or_skip(start) else {
+        let Some(browser) = browser_or_skip(|| desktop_or_phone(phone)) else {
             return;
         };
         let href = whole_study(&browser, &srv, phone);
         drop(browser);
         // The link in a fresh browser (a new profile: nothing kept from the first).
-        let Some(fresh) = browser_or_skip(start) else {
+        let Some(fresh) = browser_or_skip(|| desktop_or_phone(phone)) else {
             return;
         };
         study_from_link(&fresh, &href.0, &href.1, &href.2);
@@ -1457,14 +1453,7 @@ fn links_positions_the_trainer_and_the_analysis_limit_in_chromium() {
         "1",
     ]);
     for phone in [false, true] {
-        let start = || {
-            if phone {
-                Browser::start_phone(390, 844)
-            } else {
-                Browser::start(1300, 900)
-            }
-        };
-        let Some(browser) = browser_or_skip(start) else {
+        let Some(browser) = browser_or_skip(|| desktop_or_phone(phone)) else {
             return;
         };
         let b = &browser;
