@@ -85,7 +85,8 @@ SHIPPED = {
     "quick-1130": "shipped 2026-11-30 07:01–07:48 (f976753)",
     "default-55min": "shipped 2026-11-30 07:48–10:28 (00fc5a6)",
     "default": "v1, shipped 2026-11-30 to 2026-12-04",
-    "default-1203": "v2, shipped since 2026-12-04",
+    "default-1203": "v2, shipped 2026-12-04 to 2026-12-05",
+    "long-1204": "v3 (iteration 3 000), shipped since 2026-12-05",
 }
 
 
@@ -259,7 +260,8 @@ assert [int(r["iteration"]) for r in long_rows] == list(range(1, 3001))
 
 def long_point(it, e, method, source):
     point("long-1204", f"iteration {it}", it, float(long_rows[it - 1]["wall_seconds"]), it * IDLE_DEFAULT_S,
-          e, method, source + f"; clock long-1204/capsule/metrics.csv.gz; idle: {it} × {IDLE_DEFAULT_S} s")
+          e, method, source + f"; clock long-1204/capsule/metrics.csv.gz; idle: {it} × {IDLE_DEFAULT_S} s",
+          SHIPPED["long-1204"] if it == 3000 else "")
 
 
 progress = {}

@@ -108,9 +108,9 @@ COLOURS = {
     "continuation": "#7f7f7f", "continuation-5e-4": "#c7c7c7", "long-1204": "#d62728",
     "continue": "#2ca02c", "search": "#ff7f0e", "blocks2": "#e377c2",
 }
-SHIP_OFFSET = {"quick-1130": (12, 8), "default-55min": (-12, 10), "default": (-12, 10), "default-1203": (-14, 12)}
+SHIP_OFFSET = {"quick-1130": (12, 8), "default-55min": (-12, 10), "default": (-12, 10), "default-1203": (-14, 12), "long-1204": (6, -22)}
 SHIP_TEXT = {"quick-1130": "shipped 11-30\n07:01", "default-55min": "shipped 11-30\n07:48",
-             "default": "v1", "default-1203": "v2"}
+             "default": "v1", "default-1203": "v2", "long-1204": "v3"}
 
 
 def main():
