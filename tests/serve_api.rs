@@ -707,6 +707,7 @@ fn infinite_analysis_streams_until_the_client_goes() {
         assert!(u["elapsed_ms"].as_f64().unwrap() > 0.0, "{u}");
         assert!(u["pv"].as_str().unwrap().len() > 1, "{u}");
         assert_eq!(u["seconds"], 30);
+        assert_eq!(u["reused_visits"], 0, "a first analysis starts afresh: {u}");
     }
     // The one analysis this server runs at once is running: another is a 503, while
     // the second thread answers the other requests.
@@ -734,6 +735,12 @@ fn infinite_analysis_streams_until_the_client_goes() {
     assert!(last["elapsed_ms"].as_f64().unwrap() >= 1000.0, "{last}");
     assert!(before.iter().all(|u| u["done"] == false));
     assert!(!before.is_empty(), "a few updates a second");
+    // It continues the game analysed before (Ff, then B and c, both searched there:
+    // moves of the principal line of docs/http-api.md's example): it went on from the
+    // subtree of B c, kept from before.
+    let kept = updates[0]["reused_visits"].as_u64().unwrap();
+    assert!(kept > 0, "{}", updates[0]);
+    assert!(updates.iter().all(|u| u["reused_visits"] == kept));
 
     // Bad input: a 400 naming what was wrong, before any search.
     bad(post(&a, &url, r#"{"moves": "FF"}"#), 400, "after 1 move: ");

@@ -305,8 +305,11 @@ function showInfinite(u, pos) {
   if (u.error) return;
   const stats = $('#engine-stats');
   const secs = u.elapsed_ms / 1000;
-  stats.textContent = `${count(u.simulations)} simulations · ${count(u.nps)}/s · depth ${u.depth} · ${secs.toFixed(secs < 10 ? 1 : 0)} s`;
-  stats.title = 'Simulations so far, simulations a second, the deepest position searched (plies ahead), time';
+  // Visits kept from the analysis of the position before (a step along its line).
+  const kept = u.reused_visits ? ` · ${count(u.reused_visits)} kept` : '';
+  stats.textContent = `${count(u.simulations)} simulations${kept} · ${count(u.nps)}/s · depth ${u.depth} · ${secs.toFixed(secs < 10 ? 1 : 0)} s`;
+  stats.title = 'Simulations so far' + (kept ? ', visits kept from the analysis of the move before' : '')
+    + ', simulations a second, the deepest position searched (plies ahead), time';
   if (u.done) {
     // The server's limit: this position's analysis stops; the next one is analysed
     // again, up to the limit.

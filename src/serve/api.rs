@@ -638,6 +638,7 @@ pub async fn infinite(
             let secs = a.elapsed.as_secs_f64();
             v["nps"] = json!((a.simulations as f64 / secs.max(1e-3)).round() as u64);
             v["depth"] = json!(a.depth);
+            v["reused_visits"] = json!(u.reused);
             v["seconds"] = json!(seconds);
             v["done"] = json!(u.done);
             v["tablebase"] = tables.clone();

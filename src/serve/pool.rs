@@ -4,7 +4,10 @@
 //!
 //! An infinite analysis ([`SearchPool::analyse`]) holds its thread until its client goes
 //! away or its time is up; at most [`SearchPool::max_analyses`] run at once, so that
-//! (with two threads or more) one is always left for the other requests.
+//! (with two threads or more) one is always left for the other requests. Its tree is
+//! kept when it ends ([`AnalysisTrees`]): the next analysis of a game that continues the
+//! one searched (a user stepping forward along the analysed line) starts from the
+//! subtree of the moves played, as `oware engine` does between moves.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
@@ -96,6 +99,9 @@ pub struct AnalysisJob {
 pub struct AnalysisUpdate {
     /// The search at the root; `action` is its most visited move.
     pub answer: SearchAnswer,
+    /// Visits the root already had when this analysis began, carried over from an
+    /// earlier analysis of a game this one continues (0: it started from an empty tree).
+    pub reused: u32,
     /// The last update: the time limit was reached and the search stopped.
     pub done: bool,
 }
@@ -159,6 +165,41 @@ pub enum PoolError {
     AnalysesBusy(usize),
 }
 
+/// The trees of the infinite analyses that are not running, kept for the next ones. An
+/// analysis takes the tree whose game its own continues if there is one, else any kept
+/// tree (whose memory it reuses, starting afresh), else it makes one; it gives its tree
+/// back when it ends. So there are never more trees than analyses ever ran at once, at
+/// most [`SearchPool::max_analyses`].
+#[derive(Default)]
+struct AnalysisTrees(Mutex<Vec<ParallelSearch>>);
+
+impl AnalysisTrees {
+    /// A kept tree for an analysis of `game`: the one `game` continues (the same rules and
+    /// start, and the moves it searched then more), else the one kept longest.
+    fn take(&self, game: &Game) -> Option<ParallelSearch> {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let continued = kept.iter().position(|s| {
+            let old = s.game();
+            s.rules() == game.rules()
+                && old.start() == game.start()
+                && game.moves().starts_with(old.moves())
+        });
+        match continued {
+            Some(i) => Some(kept.swap_remove(i)),
+            None if kept.is_empty() => None,
+            None => Some(kept.remove(0)),
+        }
+    }
+
+    /// Keeps `search` for the analyses to come.
+    fn give_back(&self, search: ParallelSearch) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(search);
+    }
+}
+
 /// Search threads behind a bounded queue.
 pub struct SearchPool {
     jobs: SyncSender<Job>,
@@ -196,6 +237,7 @@ impl SearchPool {
         };
         let cache = Arc::new(EvalCache::with_bytes(cache_bytes(settings.hash_mb)));
         let analysis_cache = Arc::new(EvalCache::with_bytes(cache_bytes(ANALYSIS_HASH_MB)));
+        let analysis_trees = Arc::new(AnalysisTrees::default());
         let threads = evaluators.len();
         for (i, evaluator) in evaluators.into_iter().enumerate() {
             let rx = Arc::clone(&rx);
@@ -205,6 +247,7 @@ impl SearchPool {
                 settings: settings.clone(),
                 cache: cache.clone(),
                 analysis_cache: analysis_cache.clone(),
+                analysis_trees: analysis_trees.clone(),
                 seed: i as u64,
             };
             std::thread::Builder::new()
@@ -300,6 +343,7 @@ struct Worker {
     settings: EngineSettings,
     cache: Arc<EvalCache>,
     analysis_cache: Arc<EvalCache>,
+    analysis_trees: Arc<AnalysisTrees>,
     seed: u64,
 }
 
@@ -325,8 +369,6 @@ impl Worker {
     /// Takes jobs until the queue closes.
     fn run(self, rx: Arc<Mutex<Receiver<Job>>>, mut evaluator: Box<dyn Evaluator>) {
         let mut search: Option<ParallelSearch> = None;
-        // The analyses' searcher, with a larger tree; made at the first analysis.
-        let mut analysis: Option<ParallelSearch> = None;
         let mut prover: Option<AlphaBeta> = None;
         loop {
             // The lock is held only while waiting for the next job.
@@ -349,16 +391,19 @@ impl Worker {
                     let t = j.policy_temperature.unwrap_or(self.cfg.policy_temperature);
                     Answer::Search(run_search(s, &j, t, self.seed))
                 }
-                Work::Analysis(j, _slot) => {
+                Work::Analysis(j, slot) => {
                     let rules = j.game.rules();
-                    if analysis.as_ref().is_some_and(|s| s.rules() != rules) {
-                        analysis = None;
-                    }
-                    let s = analysis.get_or_insert_with(|| {
-                        let cache = &self.analysis_cache;
-                        self.searcher(&*evaluator, rules, ANALYSIS_HASH_MB, cache)
-                    });
-                    run_analysis(s, &j, self.cfg.policy_temperature, self.seed);
+                    let mut s = match self.analysis_trees.take(&j.game) {
+                        Some(s) if s.rules() == rules => s,
+                        _ => {
+                            let cache = &self.analysis_cache;
+                            self.searcher(&*evaluator, rules, ANALYSIS_HASH_MB, cache)
+                        }
+                    };
+                    run_analysis(&mut s, &j, self.cfg.policy_temperature, self.seed);
+                    // Back before the analysis's place is: the next one finds it.
+                    self.analysis_trees.give_back(s);
+                    drop(slot);
                     Answer::Analysed
                 }
                 Work::Review(game, cfg) => Answer::Review(review(&game, evaluator.as_mut(), &cfg)),
@@ -403,15 +448,20 @@ fn run_search(
 }
 
 /// An infinite analysis of `job` with policy temperature `policy_t`: simulations until
-/// the client goes away or the time is up, an update every `job.every`. It starts from
-/// an empty tree, as [`run_search`] does.
+/// the client goes away or the time is up, an update every `job.every`. When `job`'s game
+/// continues the one `search` analysed last, it goes on from the subtree of the moves
+/// played (its updates say how many visits it found there); otherwise it starts from an
+/// empty tree and a fresh random stream, as [`run_search`] does.
 fn run_analysis(search: &mut ParallelSearch, job: &AnalysisJob, policy_t: f32, seed: u64) {
     let started = Instant::now();
     let deadline = started + job.max_time;
     search.set_policy_temperature(policy_t);
-    search.clear();
-    search.reseed(seed);
-    search.set_game(&job.game);
+    let reused = if search.set_game(&job.game) {
+        search.tree().root_and_done().0.visits()
+    } else {
+        search.reseed(seed);
+        0
+    };
     let mut next = started + job.every;
     search.run(u32::MAX, false, |tree| {
         if job.updates.is_closed() {
@@ -424,13 +474,18 @@ fn run_analysis(search: &mut ParallelSearch, job: &AnalysisJob, policy_t: f32, s
             let answer = answer_of(tree, &job.game, None, started);
             let _ = job.updates.try_send(AnalysisUpdate {
                 answer,
+                reused,
                 done: false,
             });
         }
         now < deadline
     });
     let answer = answer_of(search.tree(), &job.game, None, started);
-    let _ = job.updates.try_send(AnalysisUpdate { answer, done: true });
+    let _ = job.updates.try_send(AnalysisUpdate {
+        answer,
+        reused,
+        done: true,
+    });
 }
 
 /// What the search of `tree` over `game`'s position found so far, with `action` its
@@ -565,6 +620,67 @@ mod tests {
         }
         let last = last.expect("updates");
         assert!(last.done && last.answer.elapsed >= Duration::from_secs(1));
+    }
+
+    /// Runs an analysis of `game` for `every`·3 or so, then goes away; its updates.
+    fn analyse_briefly(p: &SearchPool, game: &Game) -> Vec<AnalysisUpdate> {
+        let (updates, mut rx) = tokio::sync::mpsc::channel(4);
+        let job = AnalysisJob {
+            game: game.clone(),
+            max_time: Duration::from_millis(300),
+            every: Duration::from_millis(20),
+            updates,
+        };
+        // The analysis before may still hold its place for a moment.
+        let t0 = Instant::now();
+        let mut job = Some(job);
+        while let Err(e) = p.analyse(job.take().unwrap()) {
+            assert!(t0.elapsed() < Duration::from_secs(10), "{e}");
+            std::thread::sleep(Duration::from_millis(5));
+            let (updates, r) = tokio::sync::mpsc::channel(4);
+            rx = r;
+            job = Some(AnalysisJob {
+                game: game.clone(),
+                max_time: Duration::from_millis(300),
+                every: Duration::from_millis(20),
+                updates,
+            });
+        }
+        std::iter::from_fn(|| rx.blocking_recv()).collect()
+    }
+
+    #[test]
+    fn an_analysis_of_the_next_position_on_the_line_keeps_its_subtree() {
+        // Three threads, two analyses at once: the next analysis may land on a thread
+        // other than the one that searched before, and still finds the tree.
+        let p = pool(3, 4);
+        let mut game = job("4-4-4-4-4-4-4-4-4-4-4-4-0-0-S", 1).game;
+        let first = analyse_briefly(&p, &game);
+        let last = first.last().expect("updates");
+        assert!(
+            last.done && first.iter().all(|u| u.reused == 0),
+            "an empty tree at first"
+        );
+        let best = last.answer.action;
+        let child_visits = last.answer.visits[best];
+        assert!(child_visits > 10, "{:?}", last.answer);
+        // One step along the analysed line: the visits below that move are still there.
+        game.play(best).unwrap();
+        let next = analyse_briefly(&p, &game);
+        let reused = next[0].reused;
+        assert!(
+            reused + 1 >= child_visits && reused <= child_visits + 1,
+            "{reused} visits kept, the move had {child_visits}"
+        );
+        assert!(next.iter().all(|u| u.reused == reused));
+        let root_visits: u32 = next.last().unwrap().answer.visits.iter().sum();
+        assert!(root_visits >= reused + next.last().unwrap().answer.simulations - 1);
+        // Another position (not a continuation) starts from an empty tree.
+        let other = job("0-0-8-0-0-1-1-1-1-1-2-3-15-15-S", 1).game;
+        assert!(analyse_briefly(&p, &other).iter().all(|u| u.reused == 0));
+        // And a step back along the line is not a continuation either.
+        let back = job("4-4-4-4-4-4-4-4-4-4-4-4-0-0-S", 1).game;
+        assert!(analyse_briefly(&p, &back).iter().all(|u| u.reused == 0));
     }
 
     #[test]
