@@ -543,21 +543,22 @@ impl EngineSearcher for MctsSearcher {
             budget: self.budget(limits),
         };
         let mut last_info = started;
-        self.search.run(stopper.budget, false, |tree| {
-            if stop.load(Ordering::Relaxed) {
-                return false;
-            }
-            let now = Instant::now();
-            let r = tree.root_and_done();
-            if !stopper.go_on(&r.0, r.1, now) {
-                return false;
-            }
-            if now.duration_since(last_info) >= INFO_EVERY {
-                last_info = now;
-                info(&report(tree, game, started));
-            }
-            true
-        });
+        self.search
+            .run_until(stopper.hard, stopper.budget, false, |tree| {
+                if stop.load(Ordering::Relaxed) {
+                    return false;
+                }
+                let now = Instant::now();
+                let r = tree.root_and_done();
+                if !stopper.go_on(&r.0, r.1, now) {
+                    return false;
+                }
+                if now.duration_since(last_info) >= INFO_EVERY {
+                    last_info = now;
+                    info(&report(tree, game, started));
+                }
+                true
+            });
         let r = self.report(game, started);
         info(&r);
         r

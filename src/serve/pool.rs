@@ -442,7 +442,7 @@ fn run_search(
     search.clear();
     search.reseed(seed);
     search.set_game(&job.game);
-    search.run(job.simulations, job.noise, |_| Instant::now() < deadline);
+    search.run_until(Some(deadline), job.simulations, job.noise, |_| true);
     let action = search.choose(job.temperature);
     answer_of(search.tree(), &job.game, Some(action), started)
 }
@@ -463,7 +463,7 @@ fn run_analysis(search: &mut ParallelSearch, job: &AnalysisJob, policy_t: f32, s
         0
     };
     let mut next = started + job.every;
-    search.run(u32::MAX, false, |tree| {
+    search.run_until(Some(deadline), u32::MAX, false, |tree| {
         if job.updates.is_closed() {
             return false;
         }

@@ -1,9 +1,10 @@
 //! `oware bench engine`: the engine's search with a network, by threads and leaves per
-//! network call: simulations per second, the cache's hit rate, collisions.
+//! network call: simulations per second, the cache's hit rate, collisions; and with
+//! `--budgets`, what short searches cost beyond their simulations.
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
 use serde_json::json;
@@ -29,6 +30,15 @@ pub struct Args {
     /// Milliseconds of search per position.
     #[arg(long, default_value_t = 1000)]
     movetime: u64,
+    /// Short budgets to measure as well, in milliseconds (e.g. 1,10,100): `--searches`
+    /// positions searched at each, from a new game, timed from the call to its answer.
+    /// Their fixed cost is the time a call took beyond its simulations at the marginal
+    /// rate between the two longest budgets.
+    #[arg(long, value_delimiter = ',')]
+    budgets: Vec<u64>,
+    /// Searches at each short budget.
+    #[arg(long, default_value_t = 200)]
+    searches: usize,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -40,6 +50,7 @@ const LINES: [&str; 4] = ["", "FfBe", "FbCdDeDbBa", "FbCdDeDbBaDeCbDaEcAf"];
 pub fn run(a: Args) -> Result<()> {
     let model = a
         .model
+        .clone()
         .unwrap_or_else(crate::net::checkpoint::default_model_path);
     let (evaluator, manifest) = NetEvaluator::from_checkpoint(&model, DeviceKind::Cpu)?;
     let rules = RuleSet::abapa();
@@ -85,6 +96,7 @@ pub fn run(a: Args) -> Result<()> {
                 hits += h;
             }
             let rate = sims as f64 / secs;
+            let budgets = short_budgets(&mut s, &a, &mut text)?;
             let hit = hits as f64 / lookups.max(1) as f64;
             let per_call = leaves as f64 / calls.max(1) as f64;
             let depth = edges as f64 / leaves.max(1) as f64;
@@ -95,6 +107,7 @@ pub fn run(a: Args) -> Result<()> {
             rows.push(json!({
                 "threads": threads, "batch": batch, "simulations_per_second": rate,
                 "leaves_per_call": per_call, "mean_leaf_depth": depth, "cache_hit_rate": hit, "collisions": collisions,
+                "budgets": budgets,
             }));
         }
     }
@@ -106,4 +119,89 @@ pub fn run(a: Args) -> Result<()> {
     } else {
         super::super::out(&text)
     }
+}
+
+/// `n` positions a game reaches, none the same: each played from the start by
+/// random legal moves (seeded, so every run searches the same ones), 4 to 40 plies deep.
+fn fresh_positions(rules: RuleSet, n: usize) -> Vec<Game> {
+    let mut rng = crate::rng::Rng::new(20_261_206);
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let plies = 4 + rng.below(37) as usize;
+        let mut g = Game::new(rules, crate::game::Position::start());
+        for _ in 0..plies {
+            let legal = g.legal_moves();
+            if g.is_over() || legal == 0 {
+                break;
+            }
+            let moves: Vec<usize> = (0..6).filter(|m| legal & (1 << m) != 0).collect();
+            let _ = g.play(moves[rng.below(moves.len() as u32) as usize]);
+        }
+        if !g.is_over() && seen.insert(g.position().key()) {
+            // Its own start: no earlier search's tree is a prefix of it.
+            out.push(Game::new(rules, *g.position()));
+        }
+    }
+    out
+}
+
+/// The short budgets of `a`, each over the same `a.searches` positions (a new game and
+/// an empty cache before each search, outside the timing): a line of `text` each, and
+/// their JSON. The fixed cost of a budget is its mean call's time beyond its simulations
+/// at the marginal rate between the two longest budgets (which a fixed cost does not
+/// change): what starting and stopping a search costs.
+fn short_budgets(
+    s: &mut MctsSearcher,
+    a: &Args,
+    text: &mut String,
+) -> Result<Vec<serde_json::Value>> {
+    let mut rows = Vec::new();
+    let mut budgets = a.budgets.clone();
+    budgets.sort_unstable();
+    budgets.dedup();
+    if budgets.len() < 2 {
+        if !budgets.is_empty() {
+            return Err(anyhow!(
+                "--budgets: give two budgets or more (the two longest give the rate)"
+            ));
+        }
+        return Ok(rows);
+    }
+    let games = fresh_positions(RuleSet::abapa(), a.searches.max(1));
+    let mut means = Vec::new();
+    for &ms in &budgets {
+        let limits = Limits {
+            movetime: Some(Duration::from_millis(ms)),
+            ..Limits::default()
+        };
+        let (mut sims, mut wall) = (0u64, 0.0f64);
+        for g in &games {
+            s.new_game();
+            let stop = AtomicBool::new(false);
+            let t0 = Instant::now();
+            let r = s.search(g, &limits, &stop, &mut |_| {});
+            wall += t0.elapsed().as_secs_f64();
+            sims += r.nodes;
+        }
+        let n = games.len() as f64;
+        means.push((sims as f64 / n, wall / n));
+    }
+    let k = means.len();
+    let ((s1, w1), (s2, w2)) = (means[k - 2], means[k - 1]);
+    let rate = (s2 - s1) / (w2 - w1);
+    for (&ms, &(sims, wall)) in budgets.iter().zip(&means) {
+        let fixed = wall - sims / rate;
+        text.push_str(&format!(
+            "    {ms:>4} ms: {sims:>8.0} simulations a search, {:>7.3} ms a call, fixed cost {:>5.0} us ({:.1}% of the budget)\n",
+            1e3 * wall,
+            1e6 * fixed,
+            100.0 * fixed / (ms as f64 / 1e3),
+        ));
+        rows.push(json!({
+            "budget_ms": ms, "searches": games.len(), "mean_simulations": sims,
+            "mean_call_ms": 1e3 * wall, "fixed_cost_us": 1e6 * fixed, "marginal_rate": rate,
+        }));
+    }
+    Ok(rows)
 }

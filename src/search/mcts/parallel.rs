@@ -22,7 +22,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::atomic::{AtomicTree, CLAIMED, NewChild, TERMINAL, UNEXPANDED};
 use super::batch::{SearchResult, most_visited_line, root_result, sample_by_visits};
@@ -84,6 +84,9 @@ pub struct SharedTree {
     halt: AtomicBool,
     running: AtomicUsize,
     batch: usize,
+    /// When the search in progress must end (`None`: when its `watch` says): the workers
+    /// stop at it by themselves, and the controller wakes at it.
+    deadline: Option<Instant>,
 }
 
 /// One worker: its evaluator and its buffers (kept between searches).
@@ -278,6 +281,9 @@ impl Worker {
             self.paths.resize_with(batch, || Vec::with_capacity(64));
         }
         while !t.halt.load(Ordering::Relaxed) {
+            if t.deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
             if t.prune_wanted.load(Ordering::Relaxed) {
                 let capacity = t.read().capacity();
                 t.prune(batch.min(capacity / 4).max(1));
@@ -446,6 +452,7 @@ impl ParallelSearch {
                 prune_wanted: AtomicBool::new(false),
                 halt: AtomicBool::new(false),
                 running: AtomicUsize::new(0),
+                deadline: None,
                 batch: batch.max(1),
             },
             workers,
@@ -560,8 +567,16 @@ impl ParallelSearch {
     /// look at a halt flag; every millisecond `watch` is called on the calling thread
     /// and the search ends when it returns false. Returns when every worker has stopped.
     /// A finished game is not searched.
-    pub fn run(
+    pub fn run(&mut self, simulations: u32, noise: bool, watch: impl FnMut(&SharedTree) -> bool) {
+        self.run_until(None, simulations, noise, watch)
+    }
+
+    /// [`ParallelSearch::run`] that also ends at `deadline`: the workers look at the
+    /// clock between batches and the controller sleeps no later than it, so a search of a
+    /// millisecond takes about a millisecond.
+    pub fn run_until(
         &mut self,
+        deadline: Option<Instant>,
         simulations: u32,
         noise: bool,
         mut watch: impl FnMut(&SharedTree) -> bool,
@@ -569,6 +584,7 @@ impl ParallelSearch {
         if self.shared.game.is_over() || !self.begin(simulations, noise) {
             return;
         }
+        self.shared.deadline = deadline;
         let shared = &self.shared;
         if !watch(shared) {
             return;
@@ -579,11 +595,16 @@ impl ParallelSearch {
             for w in self.workers.iter_mut() {
                 scope.spawn(move || w.run(shared));
             }
+            // Until every worker has stopped (the budget spent, or the deadline), or
+            // `watch` says stop; the scope then waits for the workers' last batches.
             while shared.running.load(Ordering::Acquire) > 0 {
-                if !shared.halt.load(Ordering::Relaxed) && !watch(shared) {
+                let now = Instant::now();
+                if deadline.is_some_and(|d| now >= d) || !watch(shared) {
                     shared.halt.store(true, Ordering::Relaxed);
+                    break;
                 }
-                std::thread::sleep(POLL);
+                let nap = deadline.map_or(POLL, |d| (d - now).min(POLL));
+                std::thread::sleep(nap);
             }
         });
     }
@@ -647,6 +668,29 @@ mod tests {
             .collect();
         let cfg = MctsConfig::default().anytime(1, true);
         ParallelSearch::new(cfg, RuleSet::abapa(), evs, batch, nodes, 7)
+    }
+
+    #[test]
+    fn a_deadline_ends_the_search_without_the_watch() {
+        for threads in [1, 2] {
+            let mut s = search(threads, 8, 1 << 16);
+            s.set_game(&Game::new(RuleSet::abapa(), Position::start()));
+            // Passed before the search starts: no worker runs a batch.
+            let past = Instant::now() - Duration::from_millis(1);
+            s.run_until(Some(past), 10_000, false, |_| true);
+            assert_eq!(s.tree().root_and_done().1, 0, "{threads} threads");
+            // Far away: the budget ends it, exactly, as without a deadline.
+            let far = Instant::now() + Duration::from_secs(3600);
+            s.run_until(Some(far), 3_000, false, |_| true);
+            assert_eq!(s.tree().root_and_done().1, 3_000, "{threads} threads");
+            // Soon, with a watch that never stops it and a budget it cannot spend: the
+            // deadline alone ends it, once every worker has seen the clock.
+            let soon = Instant::now() + Duration::from_millis(20);
+            s.run_until(Some(soon), u32::MAX, false, |_| true);
+            assert!(Instant::now() >= soon);
+            let done = s.tree().root_and_done().1;
+            assert!(done > 0 && done < u32::MAX, "{threads} threads: {done}");
+        }
     }
 
     #[test]
