@@ -14,6 +14,7 @@ use oware_zero::net::checkpoint::default_model_path;
 use oware_zero::net::fast::{FastNet, FastScratch};
 use oware_zero::net::model::{POLICY_DIM, WDL_DIM, wdl_value};
 use oware_zero::net::{Manifest, NetEvaluator};
+use oware_zero::player::Level;
 use oware_zero::search::mcts::SearchedGames;
 use oware_zero::search::{AlphaBeta, Limits};
 use oware_zero::tablebase::Tablebase;
@@ -194,18 +195,36 @@ impl PyNetwork {
         Ok((logits, PyArray1::from_vec(py, values)))
     }
 
-    /// The network's MCTS (PUCT, the engine's settings for this network, no noise) from
-    /// `game` (a `Game`, whose history counts, or a `Position` / position text) with
-    /// `simulations` simulations. Returns a `SearchResult`: the most visited move, the
-    /// visits per action and the root value in [-1, 1] for the player to move.
-    #[pyo3(signature = (game, simulations = 64, seed = 0))]
+    /// The network's MCTS (PUCT, the engine's settings for this network) from `game` (a
+    /// `Game`, whose history counts, or a `Position` / position text). Either
+    /// `simulations` (default 64; no noise, the most visited move) or `level`, one of
+    /// the playing levels of `oware play` ("novice", "amateur", "strong", "master": their
+    /// simulations, root noise, move temperature and policy temperature; the two weaker
+    /// ones sample their move from `seed`'s generator). Returns a `SearchResult`: the
+    /// move, the visits per action and the root value in [-1, 1] for the player to move.
+    #[pyo3(signature = (game, simulations = None, seed = 0, level = None))]
     fn search(
         &mut self,
         py: Python<'_>,
         game: GameArg,
-        simulations: i64,
+        simulations: Option<i64>,
         seed: u64,
+        level: Option<&str>,
     ) -> PyResult<PySearchResult> {
+        let level = match level {
+            None => None,
+            Some(name) => Some(Level::from_name(name).ok_or_else(|| {
+                value_error(format!(
+                    "level '{name}': expected novice, amateur, strong or master"
+                ))
+            })?),
+        };
+        if level.is_some() && simulations.is_some() {
+            return Err(value_error(
+                "give either simulations or level, not both (a level sets its simulations)",
+            ));
+        }
+        let simulations = simulations.unwrap_or(64);
         if !(1..=1_000_000).contains(&simulations) {
             return Err(value_error(format!(
                 "simulations must be 1..1000000, got {simulations}"
@@ -229,22 +248,27 @@ impl PyNetwork {
                 depth: 0,
             });
         }
-        let cfg = self
-            .manifest
-            .search_settings()
-            .anytime(simulations as u32, false);
+        let (sims, noise, temperature) = match level {
+            Some(l) => l.settings(),
+            None => (simulations as u32, false, 0.0),
+        };
+        let mut cfg = self.manifest.search_settings().anytime(sims, false);
+        if let Some(t) = level.and_then(Level::policy_temperature) {
+            cfg.policy_temperature = t;
+        }
         let evaluator = &mut self.evaluator;
         let rules = self.rules;
-        let r = py.allow_threads(|| {
+        let (r, action) = py.allow_threads(|| {
             let mut sg = SearchedGames::new(cfg, rules, 1, seed);
             sg.set_game(0, game.clone());
-            sg.begin(0, simulations as u32, false);
+            sg.begin(0, sims, noise);
             sg.run(evaluator);
-            sg.result(0)
+            let action = sg.choose(0, temperature);
+            (sg.result(0), action)
         });
         Ok(PySearchResult {
-            r#move: Some(r.best),
-            letter: letter(&game, Some(r.best)),
+            r#move: Some(action),
+            letter: letter(&game, Some(action)),
             visits: r.visits.to_vec(),
             value: r.value as f64,
             pv: String::new(),

@@ -144,7 +144,10 @@ impl PyBatchEnv {
 #[pymethods]
 impl PyBatchEnv {
     #[new]
-    #[pyo3(signature = (num_games, rules = "abapa", seed = 0, opening_plies = OpeningArg::Exactly(0), threads = None, encoding = "onehot"))]
+    #[pyo3(
+        signature = (num_games, rules = "abapa", seed = 0, opening_plies = OpeningArg::Exactly(0), threads = None, encoding = "onehot"),
+        text_signature = "(num_games, rules='abapa', seed=0, opening_plies=0, threads=None, encoding='onehot')"
+    )]
     fn new(
         py: Python<'_>,
         num_games: i64,

@@ -70,6 +70,28 @@ def test_search_from_a_game_and_bad_input(net):
     assert net.search(over).move is None
 
 
+def test_search_at_the_playing_levels(net):
+    g = oz.Game(moves="FfBe")
+    # strong and master: no noise, the most visited move, the network's own policy
+    # temperature; so strong is the plain search at its 400 simulations.
+    strong = net.search(g, level="strong")
+    assert strong.visits == net.search(g, simulations=400).visits and strong.depth == 400
+    assert net.search(g, level="master").depth == 1600
+    # novice and amateur: root noise and a move sampled from the seed's generator.
+    novice = [net.search(g, level="novice", seed=s) for s in range(60)]
+    assert all(r.depth == 8 and sum(r.visits) == 8 for r in novice)
+    assert all(r.move in g.legal_moves() for r in novice)
+    assert len({tuple(r.visits) for r in novice}) > 1  # the noise depends on the seed
+    assert len({r.move for r in novice}) > 1  # and so does the move
+    again = net.search(g, level="novice", seed=7)
+    assert (again.move, again.visits) == (novice[7].move, novice[7].visits)
+    assert net.search(g, level="Amateur").depth == 64  # names as `oware play` reads them
+    for bad in (dict(level="grandmaster"), dict(level="strong", simulations=10), dict(level="")):
+        with pytest.raises(ValueError) as e:
+            net.search(g, **bad)
+        assert "\n" not in str(e.value)
+
+
 def test_alphabeta_finds_a_forced_win_and_rejects_bad_depths():
     r = oz.alphabeta(oz.Game(), depth=4)
     assert r.move in range(6) and r.depth == 4 and r.pv[0] == r.letter
