@@ -19,17 +19,31 @@ use oware_zero::search::mcts::SearchedGames;
 use oware_zero::search::{AlphaBeta, Limits};
 use oware_zero::tablebase::Tablebase;
 
-use crate::errors::{not_found, value_error};
+use crate::errors::{Seed, not_found, type_error, value_error};
 use crate::game::{PositionArg, PyGame, mask_actions};
 
 const HEAD_DIM: usize = POLICY_DIM + WDL_DIM + 1;
 
+/// What `evaluate` returns: policy logits [N, 6] and values [N].
+type Evaluation<'py> = (Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>);
+
 /// A game to search: a `Game` (its history counts for repetition), a `Position` or
 /// position text (searched as a fresh game under `rules`).
-#[derive(FromPyObject)]
 pub enum GameArg {
     Game(PyGame),
     Position(PositionArg),
+}
+
+impl<'py> FromPyObject<'py> for GameArg {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Ok(g) = ob.downcast::<PyGame>() {
+            return Ok(GameArg::Game(g.borrow().clone()));
+        }
+        match PositionArg::extract_bound(ob) {
+            Ok(p) => Ok(GameArg::Position(p)),
+            Err(_) => Err(type_error("a Game, a Position or position text", ob)),
+        }
+    }
 }
 
 impl GameArg {
@@ -95,7 +109,14 @@ impl PyNetwork {
     /// checkpoint or a damaged one. `threads`: cores one `evaluate` call may use.
     #[staticmethod]
     #[pyo3(signature = (path = None, threads = None))]
-    fn load(py: Python<'_>, path: Option<PathBuf>, threads: Option<usize>) -> PyResult<PyNetwork> {
+    fn load(py: Python<'_>, path: Option<PathBuf>, threads: Option<i64>) -> PyResult<PyNetwork> {
+        if let Some(t) = threads
+            && !(1..=1024).contains(&t)
+        {
+            return Err(value_error(format!(
+                "threads must be 1..1024 or None, got {t}"
+            )));
+        }
         let path = path.unwrap_or_else(default_model_path);
         if !path.exists() {
             return Err(not_found(format!(
@@ -103,9 +124,8 @@ impl PyNetwork {
                 path.display()
             )));
         }
-        let threads = threads
-            .unwrap_or_else(oware_zero::player::mcts::default_threads)
-            .max(1);
+        let threads =
+            threads.map_or_else(oware_zero::player::mcts::default_threads, |t| t as usize);
         let p = path.clone();
         let (evaluator, manifest) = py
             .allow_threads(|| NetEvaluator::from_checkpoint(&p, Default::default()))
@@ -155,7 +175,7 @@ impl PyNetwork {
         &mut self,
         py: Python<'py>,
         observations: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>)> {
+    ) -> PyResult<Evaluation<'py>> {
         let d = self.fast.input_dim();
         let arr = observations.downcast::<PyUntypedArray>().map_err(|_| {
             value_error("observations must be a numpy array of float32, shape [N, input_dim]")
@@ -173,9 +193,16 @@ impl PyNetwork {
             ))
         })?;
         let n = arr.shape()[0];
-        let x = x
-            .as_slice()
-            .map_err(|_| value_error("observations must be C-contiguous"))?;
+        // A row-major (C-contiguous) array is read in place; any other layout (a
+        // Fortran-order array, a strided slice) is copied in row order first: its
+        // memory order is not the rows'.
+        let copied: Vec<f32>;
+        let x = if arr.is_c_contiguous() {
+            x.as_slice().map_err(value_error)?
+        } else {
+            copied = x.as_array().iter().copied().collect();
+            &copied
+        };
         let mut out = vec![0.0f32; n * HEAD_DIM];
         let (fast, scratch, threads) = (&self.fast, &mut self.scratch, self.threads);
         py.allow_threads(|| {
@@ -202,13 +229,16 @@ impl PyNetwork {
     /// simulations, root noise, move temperature and policy temperature; the two weaker
     /// ones sample their move from `seed`'s generator). Returns a `SearchResult`: the
     /// move, the visits per action and the root value in [-1, 1] for the player to move.
-    #[pyo3(signature = (game, simulations = None, seed = 0, level = None))]
+    #[pyo3(
+        signature = (game, simulations = None, seed = Seed(0), level = None),
+        text_signature = "($self, game, simulations=None, seed=0, level=None)"
+    )]
     fn search(
         &mut self,
         py: Python<'_>,
         game: GameArg,
         simulations: Option<i64>,
-        seed: u64,
+        seed: Seed,
         level: Option<&str>,
     ) -> PyResult<PySearchResult> {
         let level = match level {
@@ -259,7 +289,7 @@ impl PyNetwork {
         let evaluator = &mut self.evaluator;
         let rules = self.rules;
         let (r, action) = py.allow_threads(|| {
-            let mut sg = SearchedGames::new(cfg, rules, 1, seed);
+            let mut sg = SearchedGames::new(cfg, rules, 1, seed.0);
             sg.set_game(0, game.clone());
             sg.begin(0, sims, noise);
             sg.run(evaluator);

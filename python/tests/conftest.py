@@ -13,6 +13,7 @@ def pytest_sessionfinish(session, exitstatus):
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     skipped = reporter.stats.get("skipped", []) if reporter else []
     if skipped:
+        reporter.ensure_newline()
         reporter.write_line(
             f"OWARE_PYTHON_NO_SKIP=1: {len(skipped)} test(s) skipped, which CI does not allow: "
             + "; ".join(str(r.longrepr[-1]) if isinstance(r.longrepr, tuple) else r.nodeid for r in skipped)

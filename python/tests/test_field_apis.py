@@ -74,6 +74,16 @@ def test_gymnasium_check_env_for_every_opponent(opponent):
         check_env(gym.make("oware_zero/Oware-v0", agent_side=side, opponent=opponent).unwrapped)
 
 
+@pytest.mark.parametrize("rules", oz.RULE_SETS)
+def test_gymnasium_check_env_under_every_rule_set(rules):
+    from gymnasium.utils.env_checker import check_env
+
+    for opponent in ("random", "alphabeta:3"):
+        env = gym.make("oware_zero/Oware-v0", rules=rules, opponent=opponent, agent_side="random").unwrapped
+        check_env(env)
+        assert env.game.rules == rules
+
+
 def _play_out(env, seed, policy):
     """One episode from reset(seed); returns the agent's reward."""
     obs, info = env.reset(seed=seed)
