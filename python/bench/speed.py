@@ -4,7 +4,11 @@ One run, one machine; every figure below comes from this process or its children
 
 - random-move game steps per second through ``BatchEnv`` at 1, 64 and 4 096 games
   (actions drawn in numpy from the legal masks, observations written every step);
-- OpenSpiel's ``oware`` stepped from Python, one game at a time (random legal moves);
+- the same at 4 096 games with the ``counts`` encoding (14 features, the size of
+  OpenSpiel's observation tensor);
+- OpenSpiel's ``oware`` stepped from Python, one game at a time: bare (legal actions,
+  a random choice, apply) and with the same output as ``BatchEnv`` (the observation
+  tensor every step, the returns and a new game at the end), see ``openspiel_rates``;
 - ``oware bench env`` (the Rust batched environment, its "features" figure: random
   actions, legal masks and the onehot features written every step, as BatchEnv does);
 - ``Network.evaluate`` at batch 512 against ``oware bench net``'s fast path for a
@@ -27,8 +31,8 @@ import numpy as np
 import oware_zero as oz
 
 
-def batch_env_rate(games: int, seconds: float) -> float:
-    env = oz.BatchEnv(games, seed=1)
+def batch_env_rate(games: int, seconds: float, encoding: str = "onehot") -> float:
+    env = oz.BatchEnv(games, seed=1, encoding=encoding)
     _, mask, _ = env.reset()
     rng = np.random.default_rng(0)
     steps, start = 0, time.perf_counter()
@@ -43,24 +47,60 @@ def batch_env_rate(games: int, seconds: float) -> float:
             return steps / elapsed
 
 
-def openspiel_rate(seconds: float) -> float | None:
+def openspiel_rates(seconds: float) -> dict | None:
+    """OpenSpiel's ``oware`` stepped from Python, one game at a time, two ways:
+
+    - ``bare``: legal actions, a random choice, apply, a new game at the end: the
+      least a random player does, no output;
+    - ``same_output``: what a user must do for what one ``BatchEnv.step`` gives each
+      game: the legal actions, a random choice, apply, at the end the returns and a new
+      game (same-step reset), and the observation tensor of the position now to move,
+      every step (OpenSpiel's is 14 floats, like BatchEnv's ``counts`` encoding), as a
+      numpy float32 array (``BatchEnv`` hands out numpy arrays);
+    - ``same_output_list``: the same with the observation left as OpenSpiel's Python
+      list of floats.
+    """
     try:
         import pyspiel
     except ImportError:
         return None
     game = pyspiel.load_game("oware")
-    rng = random.Random(0)
-    state = game.new_initial_state()
-    steps, start = 0, time.perf_counter()
-    while True:
+
+    def bare() -> int:
+        nonlocal state
         for _ in range(256):
+            state.apply_action(rng.choice(state.legal_actions()))
             if state.is_terminal():
                 state = game.new_initial_state()
-            state.apply_action(rng.choice(state.legal_actions()))
-            steps += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return steps / elapsed
+        return 256
+
+    def same_output(as_numpy: bool):
+        def run() -> int:
+            nonlocal state
+            for _ in range(256):
+                state.apply_action(rng.choice(state.legal_actions()))
+                if state.is_terminal():
+                    state.returns()
+                    state = game.new_initial_state()
+                obs = state.observation_tensor()
+                if as_numpy:
+                    np.asarray(obs, dtype=np.float32)
+            return 256
+        return run
+
+    out = {}
+    for name, run in (("bare", bare), ("same_output", same_output(True)),
+                      ("same_output_list", same_output(False))):
+        rng = random.Random(0)
+        state = game.new_initial_state()
+        steps, start = 0, time.perf_counter()
+        while True:
+            steps += run()
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                out[name] = steps / elapsed
+                break
+    return out
 
 
 def evaluate_rate(net: oz.Network, batch: int, seconds: float) -> float:
@@ -88,7 +128,8 @@ def main():
     out: dict = {"cores": cores}
 
     out["batch_env_steps_per_second"] = {n: batch_env_rate(n, a.seconds) for n in (1, 64, 4096)}
-    out["openspiel_steps_per_second"] = openspiel_rate(a.seconds)
+    out["batch_env_counts_4096"] = batch_env_rate(4096, a.seconds, "counts")
+    out["openspiel_steps_per_second"] = openspiel_rates(a.seconds)
     rust_env = json.loads(subprocess.run(
         [a.oware, "bench", "env", "--games", "1", "--games", "64", "--games", "4096",
          "--seconds", str(a.seconds / 2), "--json"],
@@ -118,8 +159,19 @@ def main():
         p, r = out["batch_env_steps_per_second"][n], out["rust_env"].get(n)
         ratio = f"{p / r:.2f}" if r else "-"
         print(f"  {n:>5} games        {p:>14,.0f}    {r or 0:>14,.0f}               {ratio}")
+    counts = out["batch_env_counts_4096"]
+    print(f"  4 096 games, counts encoding: {counts:,.0f}")
     if spiel:
-        print(f"OpenSpiel oware from Python: {spiel:,.0f} steps/s; BatchEnv at 4 096 games: {py4096 / spiel:,.0f}x")
+        print("OpenSpiel oware from Python, one game at a time (steps/s):")
+        print(f"  same output as BatchEnv (observation tensor as numpy every step, returns, reset): "
+              f"{spiel['same_output']:,.0f}")
+        print(f"  same, observation left a Python list: {spiel['same_output_list']:,.0f}")
+        print(f"  bare (legal actions, random choice, apply, reset): {spiel['bare']:,.0f}")
+        print(f"BatchEnv at 4 096 games against OpenSpiel with the same output: "
+              f"onehot {py4096 / spiel['same_output']:,.1f}x, counts {counts / spiel['same_output']:,.1f}x; "
+              f"against bare OpenSpiel: onehot {py4096 / spiel['bare']:,.1f}x, counts {counts / spiel['bare']:,.1f}x")
+        print(f"Rust bench env at 4 096 games against OpenSpiel with the same output: "
+              f"{(out['rust_env'].get(4096) or 0) / spiel['same_output']:,.1f}x")
     for t, e in out["evaluate_512"].items():
         ratio = f"{e['python'] / e['rust']:.2f}" if e["rust"] else "-"
         print(f"evaluate, batch 512, {t} thread(s): Python {e['python']:,.0f}/s, Rust fast path {e['rust'] or 0:,.0f}/s, ratio {ratio}")

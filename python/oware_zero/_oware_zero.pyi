@@ -1,20 +1,34 @@
 """Type stubs of the native module (python/src); see docs/python.md."""
 
 from os import PathLike
-from typing import Optional, Sequence, Tuple, Union
+from typing import Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
+__all__ = [
+    "RULE_SETS",
+    "BatchEnv",
+    "Game",
+    "Network",
+    "Outcome",
+    "Position",
+    "Probe",
+    "SearchResult",
+    "Tablebase",
+    "alphabeta",
+]
+
 RULE_SETS: list[str]
 
-PositionLike = Union["Position", str]
-GameLike = Union["Game", "Position", str]
+_PositionLike = Union["Position", str]
+_GameLike = Union["Game", "Position", str]
 
+@final
 class Position:
     """12 pits, 2 stores and the side to move; immutable, hashable."""
 
-    def __init__(self, text: Optional[str] = None) -> None: ...
+    def __new__(cls, text: Optional[str] = None) -> Position: ...
     @staticmethod
     def start() -> Position: ...
     @property
@@ -31,6 +45,7 @@ class Position:
     def encode(self, encoding: str = "onehot") -> npt.NDArray[np.float32]: ...
     def diagram(self) -> str: ...
 
+@final
 class Outcome:
     """How a finished game ended."""
 
@@ -44,10 +59,11 @@ class Outcome:
     def returns(self) -> Tuple[float, float]: ...
     def returns_for(self, player: int) -> int: ...
 
+@final
 class Game:
     """A game with its history (repetition), moves and outcome."""
 
-    def __init__(self, rules: str = "abapa", position: Optional[PositionLike] = None, moves: Optional[str] = None) -> None: ...
+    def __new__(cls, rules: str = "abapa", position: Optional[_PositionLike] = None, moves: Optional[str] = None) -> Game: ...
     @property
     def rules(self) -> str: ...
     @property
@@ -68,23 +84,24 @@ class Game:
     def outcome(self) -> Optional[Outcome]: ...
     @property
     def is_over(self) -> bool: ...
-    def seen(self, position: PositionLike) -> bool: ...
+    def seen(self, position: _PositionLike) -> bool: ...
     @property
     def positions_since_capture(self) -> int: ...
     def copy(self) -> Game: ...
 
+@final
 class BatchEnv:
     """N games stepped together; numpy in and out; same-step auto-reset."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         num_games: int,
         rules: str = "abapa",
         seed: int = 0,
         opening_plies: Union[int, Tuple[int, int]] = 0,
         threads: Optional[int] = None,
         encoding: str = "onehot",
-    ) -> None: ...
+    ) -> BatchEnv: ...
     @property
     def num_games(self) -> int: ...
     @property
@@ -110,6 +127,7 @@ class BatchEnv:
     def position(self, i: int) -> Position: ...
     def __len__(self) -> int: ...
 
+@final
 class SearchResult:
     """What a search found."""
 
@@ -120,6 +138,7 @@ class SearchResult:
     pv: str
     depth: int
 
+@final
 class Network:
     """A trained network: batched evaluation and MCTS."""
 
@@ -136,10 +155,13 @@ class Network:
     def evaluate(
         self, observations: npt.NDArray[np.float32]
     ) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]: ...
-    def search(self, game: GameLike, simulations: int = 64, seed: int = 0) -> SearchResult: ...
+    def search(
+        self, game: _GameLike, simulations: Optional[int] = None, seed: int = 0, level: Optional[str] = None
+    ) -> SearchResult: ...
 
-def alphabeta(game: GameLike, depth: int, rules: str = "abapa", tt_mb: int = 16) -> SearchResult: ...
+def alphabeta(game: _GameLike, depth: int, rules: str = "abapa", tt_mb: int = 16) -> SearchResult: ...
 
+@final
 class Probe:
     """One probe of the endgame tables; `proven` None means not proven."""
 
@@ -149,14 +171,15 @@ class Probe:
     bounds: Tuple[int, int]
     outcome: str
 
+@final
 class Tablebase:
     """Endgame tables built by `oware tablebase build`."""
 
-    def __init__(self, path: Union[str, PathLike]) -> None: ...
+    def __new__(cls, path: Union[str, PathLike]) -> Tablebase: ...
     @property
     def rules(self) -> str: ...
     @property
     def max_seeds(self) -> int: ...
-    def covers(self, position: PositionLike) -> bool: ...
-    def probe(self, position: PositionLike) -> Optional[Probe]: ...
-    def legal_moves(self, position: PositionLike) -> list[int]: ...
+    def covers(self, position: _PositionLike) -> bool: ...
+    def probe(self, position: _PositionLike) -> Optional[Probe]: ...
+    def legal_moves(self, position: _PositionLike) -> list[int]: ...

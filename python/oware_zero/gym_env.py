@@ -9,8 +9,12 @@ is the network's input features from the agent's view (float32); ``info["action_
 ``ValueError``.
 
 Opponents: ``"random"`` (uniform over the legal moves, from the environment's seeded
-generator), ``"alphabeta:N"`` (the engine's alpha-beta at depth N), or any callable
-taking a ``Game`` and returning an action.
+generator), ``"alphabeta:N"`` (the engine's alpha-beta at depth N), ``"network:LEVEL"``
+(the shipped network at one of the playing levels of ``oware play``: ``novice``,
+``amateur``, ``strong`` or ``master``; the weaker two sample their move, seeded from
+the environment's generator), ``"network:N"`` (the shipped network's MCTS with N
+simulations, its most visited move), or any callable taking a ``Game`` and returning
+an action. The shipped network plays abapa only.
 """
 
 from __future__ import annotations
@@ -78,7 +82,7 @@ class OwareEnv(gym.Env):
         if self.agent_side_option == "random":
             self.agent_side = int(self.np_random.integers(2))
         else:
-            self.agent_side = self.agent_side_option
+            self.agent_side = int(self.agent_side_option)
         self.game = Game(self.rules)
         self._opponent_moves()
         return self._observation(), self._info()
@@ -118,5 +122,32 @@ def _make_opponent(opponent: Opponent, rules: str):
             raise ValueError(f"opponent '{opponent}': expected alphabeta:DEPTH with an integer depth") from None
         from . import alphabeta
 
+        if not 1 <= depth <= 64:
+            raise ValueError(f"opponent '{opponent}': the depth must be 1..64 plies")
         return lambda game, rng: alphabeta(game, depth=depth).move
-    raise ValueError(f"unknown opponent {opponent!r}: expected 'random', 'alphabeta:N' or a callable")
+    if isinstance(opponent, str) and opponent.startswith("network:"):
+        return _network_opponent(opponent, rules)
+    raise ValueError(
+        f"unknown opponent {opponent!r}: expected 'random', 'alphabeta:N', 'network:LEVEL', 'network:N' or a callable"
+    )
+
+
+def _network_opponent(opponent: str, rules: str):
+    """The shipped network at a level ("network:amateur") or a number of simulations ("network:64")."""
+    from . import Network
+
+    arg = opponent.split(":", 1)[1]
+    net = Network.load()
+    if rules != net.rules:
+        raise ValueError(f"opponent '{opponent}': the shipped network plays {net.rules}, not {rules}")
+    simulations, level = (int(arg), None) if arg.isdigit() else (None, arg)
+    # Checks the level or the simulations at once, without searching: a finished game.
+    over = Game(rules, position="0-0-0-0-0-2-1-2-5-5-5-5-20-3-S", moves="F")
+    net.search(over, simulations=simulations, level=level)
+
+    def play(game: Game, rng: np.random.Generator) -> int:
+        r = net.search(game, simulations=simulations, seed=int(rng.integers(2**63)), level=level)
+        assert r.move is not None  # the opponent only moves in a game that goes on
+        return r.move
+
+    return play

@@ -9,6 +9,8 @@ An illegal action raises ``ValueError``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -27,7 +29,7 @@ def _view_of(position: Position, player: int) -> Position:
 class OwareAECEnv(AECEnv):
     """Oware for two agents under ``rules`` (any of ``oware_zero.RULE_SETS``)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "oware_v0", "is_parallelizable": False}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "name": "oware_v0", "is_parallelizable": False}
 
     def __init__(self, rules: str = "abapa", encoding: str = "onehot", render_mode: str | None = None):
         super().__init__()
@@ -74,7 +76,7 @@ class OwareAECEnv(AECEnv):
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.to_play]
 
     def step(self, action):
@@ -97,8 +99,7 @@ class OwareAECEnv(AECEnv):
             print(self.render())
 
     def render(self):
-        text = self.game.position.diagram()
-        return text if self.render_mode != "human" else text
+        return self.game.position.diagram()
 
     def close(self):
         pass

@@ -14,21 +14,36 @@ use oware_zero::net::checkpoint::default_model_path;
 use oware_zero::net::fast::{FastNet, FastScratch};
 use oware_zero::net::model::{POLICY_DIM, WDL_DIM, wdl_value};
 use oware_zero::net::{Manifest, NetEvaluator};
+use oware_zero::player::Level;
 use oware_zero::search::mcts::SearchedGames;
 use oware_zero::search::{AlphaBeta, Limits};
 use oware_zero::tablebase::Tablebase;
 
-use crate::errors::{not_found, value_error};
+use crate::errors::{Seed, not_found, type_error, value_error};
 use crate::game::{PositionArg, PyGame, mask_actions};
 
 const HEAD_DIM: usize = POLICY_DIM + WDL_DIM + 1;
 
+/// What `evaluate` returns: policy logits [N, 6] and values [N].
+type Evaluation<'py> = (Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>);
+
 /// A game to search: a `Game` (its history counts for repetition), a `Position` or
 /// position text (searched as a fresh game under `rules`).
-#[derive(FromPyObject)]
 pub enum GameArg {
     Game(PyGame),
     Position(PositionArg),
+}
+
+impl<'py> FromPyObject<'py> for GameArg {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Ok(g) = ob.downcast::<PyGame>() {
+            return Ok(GameArg::Game(g.borrow().clone()));
+        }
+        match PositionArg::extract_bound(ob) {
+            Ok(p) => Ok(GameArg::Position(p)),
+            Err(_) => Err(type_error("a Game, a Position or position text", ob)),
+        }
+    }
 }
 
 impl GameArg {
@@ -94,7 +109,14 @@ impl PyNetwork {
     /// checkpoint or a damaged one. `threads`: cores one `evaluate` call may use.
     #[staticmethod]
     #[pyo3(signature = (path = None, threads = None))]
-    fn load(py: Python<'_>, path: Option<PathBuf>, threads: Option<usize>) -> PyResult<PyNetwork> {
+    fn load(py: Python<'_>, path: Option<PathBuf>, threads: Option<i64>) -> PyResult<PyNetwork> {
+        if let Some(t) = threads
+            && !(1..=1024).contains(&t)
+        {
+            return Err(value_error(format!(
+                "threads must be 1..1024 or None, got {t}"
+            )));
+        }
         let path = path.unwrap_or_else(default_model_path);
         if !path.exists() {
             return Err(not_found(format!(
@@ -102,9 +124,8 @@ impl PyNetwork {
                 path.display()
             )));
         }
-        let threads = threads
-            .unwrap_or_else(oware_zero::player::mcts::default_threads)
-            .max(1);
+        let threads =
+            threads.map_or_else(oware_zero::player::mcts::default_threads, |t| t as usize);
         let p = path.clone();
         let (evaluator, manifest) = py
             .allow_threads(|| NetEvaluator::from_checkpoint(&p, Default::default()))
@@ -154,7 +175,7 @@ impl PyNetwork {
         &mut self,
         py: Python<'py>,
         observations: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>)> {
+    ) -> PyResult<Evaluation<'py>> {
         let d = self.fast.input_dim();
         let arr = observations.downcast::<PyUntypedArray>().map_err(|_| {
             value_error("observations must be a numpy array of float32, shape [N, input_dim]")
@@ -172,9 +193,16 @@ impl PyNetwork {
             ))
         })?;
         let n = arr.shape()[0];
-        let x = x
-            .as_slice()
-            .map_err(|_| value_error("observations must be C-contiguous"))?;
+        // A row-major (C-contiguous) array is read in place; any other layout (a
+        // Fortran-order array, a strided slice) is copied in row order first: its
+        // memory order is not the rows'.
+        let copied: Vec<f32>;
+        let x = if arr.is_c_contiguous() {
+            x.as_slice().map_err(value_error)?
+        } else {
+            copied = x.as_array().iter().copied().collect();
+            &copied
+        };
         let mut out = vec![0.0f32; n * HEAD_DIM];
         let (fast, scratch, threads) = (&self.fast, &mut self.scratch, self.threads);
         py.allow_threads(|| {
@@ -194,18 +222,39 @@ impl PyNetwork {
         Ok((logits, PyArray1::from_vec(py, values)))
     }
 
-    /// The network's MCTS (PUCT, the engine's settings for this network, no noise) from
-    /// `game` (a `Game`, whose history counts, or a `Position` / position text) with
-    /// `simulations` simulations. Returns a `SearchResult`: the most visited move, the
-    /// visits per action and the root value in [-1, 1] for the player to move.
-    #[pyo3(signature = (game, simulations = 64, seed = 0))]
+    /// The network's MCTS (PUCT, the engine's settings for this network) from `game` (a
+    /// `Game`, whose history counts, or a `Position` / position text). Either
+    /// `simulations` (default 64; no noise, the most visited move) or `level`, one of
+    /// the playing levels of `oware play` ("novice", "amateur", "strong", "master": their
+    /// simulations, root noise, move temperature and policy temperature; the two weaker
+    /// ones sample their move from `seed`'s generator). Returns a `SearchResult`: the
+    /// move, the visits per action and the root value in [-1, 1] for the player to move.
+    #[pyo3(
+        signature = (game, simulations = None, seed = Seed(0), level = None),
+        text_signature = "($self, game, simulations=None, seed=0, level=None)"
+    )]
     fn search(
         &mut self,
         py: Python<'_>,
         game: GameArg,
-        simulations: i64,
-        seed: u64,
+        simulations: Option<i64>,
+        seed: Seed,
+        level: Option<&str>,
     ) -> PyResult<PySearchResult> {
+        let level = match level {
+            None => None,
+            Some(name) => Some(Level::from_name(name).ok_or_else(|| {
+                value_error(format!(
+                    "level '{name}': expected novice, amateur, strong or master"
+                ))
+            })?),
+        };
+        if level.is_some() && simulations.is_some() {
+            return Err(value_error(
+                "give either simulations or level, not both (a level sets its simulations)",
+            ));
+        }
+        let simulations = simulations.unwrap_or(64);
         if !(1..=1_000_000).contains(&simulations) {
             return Err(value_error(format!(
                 "simulations must be 1..1000000, got {simulations}"
@@ -229,22 +278,27 @@ impl PyNetwork {
                 depth: 0,
             });
         }
-        let cfg = self
-            .manifest
-            .search_settings()
-            .anytime(simulations as u32, false);
+        let (sims, noise, temperature) = match level {
+            Some(l) => l.settings(),
+            None => (simulations as u32, false, 0.0),
+        };
+        let mut cfg = self.manifest.search_settings().anytime(sims, false);
+        if let Some(t) = level.and_then(Level::policy_temperature) {
+            cfg.policy_temperature = t;
+        }
         let evaluator = &mut self.evaluator;
         let rules = self.rules;
-        let r = py.allow_threads(|| {
-            let mut sg = SearchedGames::new(cfg, rules, 1, seed);
+        let (r, action) = py.allow_threads(|| {
+            let mut sg = SearchedGames::new(cfg, rules, 1, seed.0);
             sg.set_game(0, game.clone());
-            sg.begin(0, simulations as u32, false);
+            sg.begin(0, sims, noise);
             sg.run(evaluator);
-            sg.result(0)
+            let action = sg.choose(0, temperature);
+            (sg.result(0), action)
         });
         Ok(PySearchResult {
-            r#move: Some(r.best),
-            letter: letter(&game, Some(r.best)),
+            r#move: Some(action),
+            letter: letter(&game, Some(action)),
             visits: r.visits.to_vec(),
             value: r.value as f64,
             pv: String::new(),

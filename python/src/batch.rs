@@ -8,15 +8,35 @@ use pyo3::types::PyDict;
 
 use oware_zero::env::{AutoReset, BatchEnv, Encoding, EnvConfig, Openings, StepOut};
 
-use crate::errors::{index_error, parse_rules, value_error};
+use crate::errors::{Seed, extract_int, index_error, parse_rules, type_error, value_error};
 use crate::game::PyPosition;
 
 /// Opening plies: one count, or an inclusive (min, max) range.
-#[derive(FromPyObject)]
 pub enum OpeningArg {
     Exactly(i64),
     Range(i64, i64),
 }
+
+impl<'py> FromPyObject<'py> for OpeningArg {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Some(k) = extract_int(ob)? {
+            return Ok(OpeningArg::Exactly(k));
+        }
+        if let Ok((a, b)) = ob.extract::<(Bound<'py, PyAny>, Bound<'py, PyAny>)>()
+            && let (Some(a), Some(b)) = (extract_int(&a)?, extract_int(&b)?)
+        {
+            return Ok(OpeningArg::Range(a, b));
+        }
+        Err(type_error(
+            "opening_plies as an integer or a (min, max) pair",
+            ob,
+        ))
+    }
+}
+
+/// The most games one `BatchEnv` holds: its arrays take about 1.5 KB a game (onehot),
+/// so this is 1.5 GB; beyond it an allocation could fail, which aborts the interpreter.
+pub const MAX_GAMES: i64 = 1 << 20;
 
 /// The arrays a step writes into, allocated once (`BatchEnv` returns these same arrays).
 struct Buffers {
@@ -123,6 +143,15 @@ impl PyBatchEnv {
                 untyped.shape()
             )));
         }
+        // Unsigned values beyond i64 would wrap to negative numbers in the cast: clip
+        // them to i64::MAX first, which the range check below rejects as written.
+        let arr = if kind == b'u' {
+            let np = py.import("numpy")?;
+            let cap = np.call_method1("uint64", (i64::MAX as u64,))?;
+            np.call_method1("minimum", (&arr, cap))?
+        } else {
+            arr
+        };
         let as_i64 = arr.call_method1("astype", ("int64",))?;
         let a = as_i64
             .downcast::<PyArray1<i64>>()
@@ -144,19 +173,22 @@ impl PyBatchEnv {
 #[pymethods]
 impl PyBatchEnv {
     #[new]
-    #[pyo3(signature = (num_games, rules = "abapa", seed = 0, opening_plies = OpeningArg::Exactly(0), threads = None, encoding = "onehot"))]
+    #[pyo3(
+        signature = (num_games, rules = "abapa", seed = Seed(0), opening_plies = OpeningArg::Exactly(0), threads = None, encoding = "onehot"),
+        text_signature = "(num_games, rules='abapa', seed=0, opening_plies=0, threads=None, encoding='onehot')"
+    )]
     fn new(
         py: Python<'_>,
         num_games: i64,
         rules: &str,
-        seed: u64,
+        seed: Seed,
         opening_plies: OpeningArg,
         threads: Option<i64>,
         encoding: &str,
     ) -> PyResult<Self> {
-        if num_games < 1 {
+        if !(1..=MAX_GAMES).contains(&num_games) {
             return Err(value_error(format!(
-                "num_games must be at least 1, got {num_games}"
+                "num_games must be 1..{MAX_GAMES}, got {num_games}"
             )));
         }
         let games = num_games as usize;
@@ -175,7 +207,7 @@ impl PyBatchEnv {
         let (pool, serial) = match threads {
             None => (None, false),
             Some(1) => (None, true),
-            Some(t) if t >= 2 && t <= 1024 => (
+            Some(t) if (2..=1024).contains(&t) => (
                 Some(
                     rayon::ThreadPoolBuilder::new()
                         .num_threads(t as usize)
@@ -192,7 +224,7 @@ impl PyBatchEnv {
         };
         let config = EnvConfig {
             rules,
-            seed,
+            seed: seed.0,
             openings: Openings {
                 min_plies: min as u32,
                 max_plies: max as u32,
@@ -260,10 +292,10 @@ impl PyBatchEnv {
     fn reset<'py>(
         &mut self,
         py: Python<'py>,
-        seed: Option<u64>,
+        seed: Option<Seed>,
     ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
         match seed {
-            Some(s) => {
+            Some(Seed(s)) => {
                 self.config.seed = s;
                 let (games, config, serial) = (self.games, self.config, self.serial);
                 let env = match &self.pool {

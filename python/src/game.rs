@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use oware_zero::env::Encoding;
 use oware_zero::game::{Game, Outcome, Position, Side, mask_letters, move_letter};
 
-use crate::errors::{check_action, index_error, parse_rules, value_error};
+use crate::errors::{check_action, extract_int, index_error, parse_rules, type_error, value_error};
 
 /// The actions (0..5) set in a legal-move mask, in pit order.
 pub fn mask_actions(mask: u8) -> Vec<usize> {
@@ -25,10 +25,21 @@ pub struct PyPosition {
 }
 
 /// A position given as a `Position` or as its text.
-#[derive(FromPyObject)]
 pub enum PositionArg {
     Position(PyPosition),
     Text(String),
+}
+
+impl<'py> FromPyObject<'py> for PositionArg {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Ok(p) = ob.downcast::<PyPosition>() {
+            return Ok(PositionArg::Position(*p.get()));
+        }
+        if let Ok(t) = ob.extract::<String>() {
+            return Ok(PositionArg::Text(t));
+        }
+        Err(type_error("a Position or position text", ob))
+    }
 }
 
 impl PositionArg {
@@ -75,6 +86,7 @@ impl PyPosition {
 
     /// The player to move: 0 South, 1 North.
     #[getter]
+    #[allow(clippy::wrong_self_convention)] // a pyo3 getter takes &self; the name is Python's
     fn to_play(&self) -> usize {
         self.pos.side.index()
     }
@@ -226,10 +238,21 @@ pub fn player_side(player: i64) -> PyResult<Side> {
 }
 
 /// A move given as an action number or as move letters.
-#[derive(FromPyObject)]
 pub enum MoveArg {
     Action(i64),
     Text(String),
+}
+
+impl<'py> FromPyObject<'py> for MoveArg {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Ok(t) = ob.extract::<String>() {
+            return Ok(MoveArg::Text(t));
+        }
+        match extract_int(ob)? {
+            Some(a) => Ok(MoveArg::Action(a)),
+            None => Err(type_error("an action 0..5 or move letters", ob)),
+        }
+    }
 }
 
 /// A game: rules, start, moves, the current position, its history for the repetition

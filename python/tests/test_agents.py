@@ -39,6 +39,17 @@ def test_evaluate_is_batched_and_agrees_row_by_row(net):
     assert net.evaluate(np.zeros((0, 354), np.float32))[0].shape == (0, 6)
 
 
+def test_evaluate_reads_any_memory_layout_by_rows(net):
+    env = oz.BatchEnv(8, seed=1, opening_plies=(0, 20))
+    obs = env.reset()[0].copy()
+    logits, value = net.evaluate(obs)
+    # A Fortran-order copy once gave other values: its memory was read as rows.
+    for other in (np.asfortranarray(obs), np.repeat(obs, 2, axis=0)[::2]):
+        l2, v2 = net.evaluate(other)
+        np.testing.assert_allclose(l2, logits, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(v2, value, rtol=1e-5, atol=1e-6)
+
+
 def test_evaluate_rejects_bad_arrays(net):
     for bad in (np.zeros((3, 354), np.float64), np.zeros((3, 14), np.float32),
                 np.zeros(354, np.float32), [[0.0] * 354]):
@@ -68,6 +79,37 @@ def test_search_from_a_game_and_bad_input(net):
         net.search(oz.Game("awari"), simulations=8)
     over = oz.Game(position="0-0-0-0-0-2-1-2-5-5-5-5-20-3-S", moves="F")
     assert net.search(over).move is None
+    for exc, bad in ((ValueError, dict(seed=-1)), (TypeError, dict(game=5)), (TypeError, dict(game=None))):
+        args = dict(game=g, simulations=8)
+        args.update(bad)
+        with pytest.raises(exc) as e:
+            net.search(**args)
+        assert "\n" not in str(e.value)
+    for t in (0, -1, 2000):
+        with pytest.raises(ValueError):
+            oz.Network.load(threads=t)
+
+
+def test_search_at_the_playing_levels(net):
+    g = oz.Game(moves="FfBe")
+    # strong and master: no noise, the most visited move, the network's own policy
+    # temperature; so strong is the plain search at its 400 simulations.
+    strong = net.search(g, level="strong")
+    assert strong.visits == net.search(g, simulations=400).visits and strong.depth == 400
+    assert net.search(g, level="master").depth == 1600
+    # novice and amateur: root noise and a move sampled from the seed's generator.
+    novice = [net.search(g, level="novice", seed=s) for s in range(60)]
+    assert all(r.depth == 8 and sum(r.visits) == 8 for r in novice)
+    assert all(r.move in g.legal_moves() for r in novice)
+    assert len({tuple(r.visits) for r in novice}) > 1  # the noise depends on the seed
+    assert len({r.move for r in novice}) > 1  # and so does the move
+    again = net.search(g, level="novice", seed=7)
+    assert (again.move, again.visits) == (novice[7].move, novice[7].visits)
+    assert net.search(g, level="Amateur").depth == 64  # names as `oware play` reads them
+    for bad in (dict(level="grandmaster"), dict(level="strong", simulations=10), dict(level="")):
+        with pytest.raises(ValueError) as e:
+            net.search(g, **bad)
+        assert "\n" not in str(e.value)
 
 
 def test_alphabeta_finds_a_forced_win_and_rejects_bad_depths():
@@ -77,6 +119,9 @@ def test_alphabeta_finds_a_forced_win_and_rejects_bad_depths():
         oz.alphabeta(oz.Game(), depth=0)
     with pytest.raises(ValueError):
         oz.alphabeta("not a position", depth=3)
+    with pytest.raises(TypeError) as e:
+        oz.alphabeta(3, depth=3)
+    assert "\n" not in str(e.value) and "got int" in str(e.value)
 
 
 def test_missing_or_damaged_checkpoints(tmp_path):

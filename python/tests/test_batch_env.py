@@ -89,6 +89,7 @@ def test_bad_input_raises_and_leaves_the_batch_untouched():
         (ValueError, np.zeros(3, dtype=np.int64)),  # wrong length
         (IndexError, np.array([0, 0, 6, 0])),  # out of range
         (IndexError, np.array([0, -1, 0, 0])),
+        (IndexError, np.array([0, 2**63, 0, 0], dtype=np.uint64)),  # not wrapped to negative
         (ValueError, np.array(["a", "b", "c", "d"])),
     ]
     for exc, actions in cases:
@@ -109,3 +110,16 @@ def test_bad_input_raises_and_leaves_the_batch_untouched():
             bad()
     with pytest.raises(IndexError):
         env.position(4)
+    # Arguments out of range or of the wrong type: one line each, and never pyo3's
+    # OverflowError or an abort (a huge batch once aborted the interpreter).
+    for exc, bad in ((ValueError, lambda: oz.BatchEnv(2**40)), (ValueError, lambda: oz.BatchEnv(4, seed=-1)),
+                     (ValueError, lambda: oz.BatchEnv(4, seed=2**64)), (ValueError, lambda: env.reset(seed=-1)),
+                     (TypeError, lambda: oz.BatchEnv(4, opening_plies="x")),
+                     (TypeError, lambda: oz.BatchEnv(4, opening_plies=(1, "x"))),
+                     (TypeError, lambda: oz.BatchEnv(4, seed="x"))):
+        with pytest.raises(exc) as info:
+            bad()
+        assert "\n" not in str(info.value)
+    assert oz.BatchEnv(2, seed=2**64 - 1, opening_plies=(np.int64(1), 3)).reset()[0].shape == (2, 354)
+    with pytest.raises(ValueError, match="0..2"):
+        oz.BatchEnv(2, seed=2**64)

@@ -62,13 +62,63 @@ def test_pettingzoo_illegal_action_raises():
         env.step(5)  # South's F is empty
 
 
-def test_gymnasium_check_env_and_registration():
+OPPONENTS = ["random", "alphabeta:2", "alphabeta:5", "network:novice", "network:amateur",
+             "network:strong", "network:master", "network:16"]
+
+
+@pytest.mark.parametrize("opponent", OPPONENTS)
+def test_gymnasium_check_env_for_every_opponent(opponent):
     from gymnasium.utils.env_checker import check_env
 
-    env = gym.make("oware_zero/Oware-v0")
-    check_env(env.unwrapped)
     for side in (0, 1, "random"):
-        check_env(gym.make("oware_zero/Oware-v0", agent_side=side, opponent="alphabeta:2").unwrapped)
+        check_env(gym.make("oware_zero/Oware-v0", agent_side=side, opponent=opponent).unwrapped)
+
+
+@pytest.mark.parametrize("rules", oz.RULE_SETS)
+def test_gymnasium_check_env_under_every_rule_set(rules):
+    from gymnasium.utils.env_checker import check_env
+
+    for opponent in ("random", "alphabeta:3"):
+        env = gym.make("oware_zero/Oware-v0", rules=rules, opponent=opponent, agent_side="random").unwrapped
+        check_env(env)
+        assert env.game.rules == rules
+
+
+def _play_out(env, seed, policy):
+    """One episode from reset(seed); returns the agent's reward."""
+    obs, info = env.reset(seed=seed)
+    done = False
+    while not done:
+        obs, reward, done, truncated, info = env.step(policy(info["action_mask"]))
+    return reward
+
+
+def test_gymnasium_network_opponents_play_as_their_level():
+    net = oz.Network.load()
+    # strong: no noise, the most visited move; as South's opening it plays what the
+    # network's own search at that level plays.
+    env = gym.make("oware_zero/Oware-v0", opponent="network:strong", agent_side=1).unwrapped
+    env.reset(seed=0)
+    assert env.game.actions == [net.search(oz.Game(), level="strong").move]
+    env = gym.make("oware_zero/Oware-v0", opponent="network:64", agent_side=1).unwrapped
+    env.reset(seed=0)
+    assert env.game.actions == [net.search(oz.Game(), simulations=64).move]
+    # novice samples its moves from the environment's generator: a seed replays a game,
+    # and other seeds give other games.
+    env = gym.make("oware_zero/Oware-v0", opponent="network:novice").unwrapped
+    rng = np.random.default_rng(0)
+    first = lambda mask: int(np.flatnonzero(mask)[0])  # noqa: E731
+    games = []
+    for seed in (1, 1, 2, 3):
+        _play_out(env, seed, first)
+        games.append(env.game.moves)
+    assert games[0] == games[1] and len(set(games)) > 1
+    # Even the weakest level beats the random agent: 8 games, the agent playing either side.
+    rewards = []
+    for k in range(8):
+        env = gym.make("oware_zero/Oware-v0", opponent="network:novice", agent_side=k % 2).unwrapped
+        rewards.append(_play_out(env, k, lambda mask: int(rng.choice(np.flatnonzero(mask)))))
+    assert sum(rewards) <= -5, rewards
 
 
 def test_gymnasium_episode_against_random_and_errors():
@@ -88,6 +138,15 @@ def test_gymnasium_episode_against_random_and_errors():
     if illegal:
         with pytest.raises(ValueError):
             env.step(illegal[0])
-    for bad in (dict(opponent="chess"), dict(rules="x"), dict(agent_side=2), dict(opponent="alphabeta:x")):
-        with pytest.raises(ValueError):
+    for bad in (dict(opponent="chess"), dict(rules="x"), dict(agent_side=2), dict(opponent="alphabeta:x"),
+                dict(opponent="alphabeta:0"), dict(opponent="network:grandmaster"), dict(opponent="network:0"),
+                dict(opponent="network:strong", rules="awari")):
+        with pytest.raises(ValueError) as e:
             gym.make("oware_zero/Oware-v0", **bad)
+        assert "\n" not in str(e.value)
+
+
+def test_gymnasium_registration():
+    env = gym.make("oware_zero/Oware-v0")
+    assert env.spec.id == "oware_zero/Oware-v0"
+    assert env.observation_space.shape == (354,) and env.action_space.n == 6

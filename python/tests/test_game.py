@@ -1,5 +1,6 @@
 """Position, Game and their bad input: facts checked by hand from the rules (docs/rules.md)."""
 
+import numpy as np
 import pytest
 
 import oware_zero as oz
@@ -144,6 +145,11 @@ def test_bad_input_raises_one_line_errors():
         (ValueError, lambda: oz.Position().encode("pixels")),
         (IndexError, lambda: oz.Outcome.returns_for(
             oz.Game(position="0-0-0-0-0-2-1-2-5-5-5-5-20-3-S", moves="F").outcome, 2)),
+        (IndexError, lambda: oz.Game().play(2**70)),  # out of range, not an OverflowError
+        (TypeError, lambda: oz.Game().play(1.5)),  # one line, unlike pyo3's per-variant list
+        (TypeError, lambda: oz.Game().play(None)),
+        (TypeError, lambda: oz.Game(position=5)),
+        (TypeError, lambda: oz.Game().seen(5)),
     ]
     for exc, f in cases:
         try:
@@ -155,6 +161,13 @@ def test_bad_input_raises_one_line_errors():
             pytest.fail(f"expected {exc.__name__}, got {type(e).__name__}: {e}")
         else:
             pytest.fail(f"expected {exc.__name__}")
+
+
+def test_numpy_integers_are_actions():
+    g = oz.Game()
+    g.play(np.int64(5))
+    g.play(np.uint8(0))
+    assert g.moves == "Fa"
 
 
 def test_a_move_after_the_end_raises():
