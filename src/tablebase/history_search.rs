@@ -489,7 +489,7 @@ pub fn prove_top_count(
     *bounds = b;
     for &(r, v) in &proved {
         let [lo, hi] = bounds[n][r as usize];
-        debug_assert!(lo <= v && v <= hi, "a proof outside the bounds");
+        debug_assert!((lo..=hi).contains(&v), "a proof outside the bounds");
         tables[n][r as usize] = super::build::encode(v, true);
         bounds[n][r as usize] = [v, v];
     }
