@@ -624,7 +624,7 @@ mod tests {
         // A position already in its history: the game ended there by repetition, each
         // player taking his row (South 1, North 2; after F, South 0, North 3).
         let tb = build_in_memory(RuleSet::abapa(), 3);
-        let p: Position = "0-0-0-0-0-1-0-0-0-0-0-2-0-0-S".parse().unwrap();
+        let p: Position = "0-0-0-0-0-1-0-0-0-0-0-2-22-23-S".parse().unwrap();
         let mut s = HistorySearch::new(&tb, 1000);
         let mut q = p;
         q.apply(RuleSet::abapa(), 5);
