@@ -591,3 +591,66 @@ fn the_recorded_long_run_capsule_still_resumes() {
     assert!(!copy.join("capsule.json").exists(), "{err}");
     assert_eq!(json(&copy.join("state.json"))["iteration"], iteration);
 }
+
+/// A copy of a capsule of a run that ended at its time limit, resumed: the log says the
+/// limit is reached and how to extend it, and nothing about gradient steps going on;
+/// `--set` of another key says which keys a resumed run takes, with no word of a
+/// `--config` that was never given.
+#[test]
+fn resuming_at_the_limit_or_with_another_key_says_what_to_do() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = config(d.path());
+    let (run, cap) = (d.path().join("run"), d.path().join("cap"));
+    succeeded(&oware(&[
+        "train",
+        "--quiet",
+        "--config",
+        path(&cfg),
+        "--run-dir",
+        path(&run),
+        "--capsule",
+        path(&cap),
+        "--set",
+        "train.iterations=1",
+    ]));
+    let copy = d.path().join("copy");
+    copy_dir(&cap, &copy);
+    let resume = |extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "--no-progress",
+            "--resume",
+            "--run-dir",
+            path(&copy),
+        ];
+        args.extend_from_slice(extra);
+        oware(&args)
+    };
+    // Resumed under a time limit its one iteration already passed (a run that ended at
+    // its time limit).
+    let err = succeeded(&resume(&[
+        "--set",
+        "train.time_limit_minutes=0.0001",
+        "--set",
+        "train.iterations=0",
+    ]));
+    assert!(
+        err.contains("already reached its time limit")
+            && err.contains("--set train.time_limit_minutes="),
+        "{err}"
+    );
+    assert!(!err.contains("gradient steps"), "{err}");
+    assert_eq!(json(&copy.join("state.json"))["iteration"], 1);
+    // Another key on resume: refused in one line that names the keys that may change.
+    let out = resume(&["--set", "train.batch_size=256"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("train.batch_size")
+            && err.contains("train.time_limit_minutes")
+            && err.contains("train.refill_fraction"),
+        "{err}"
+    );
+    assert!(!err.contains("--config"), "{err}");
+}

@@ -262,3 +262,68 @@ fn a_stray_line_during_a_search_leaves_it_searching() {
         assert_eq!(text.matches("bestmove ").count(), 1, "{text}");
     }
 }
+
+/// The output of `oware engine` (the shipped network, one thread) fed `input`, which
+/// ends without `quit`.
+fn network_engine_on(input: &str) -> String {
+    let mut child = Command::new(BIN)
+        .args(["engine", "--threads", "1", "--no-tb"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `go infinite` then the end of input answers a move that was searched: the last info
+/// line before `bestmove` has simulations, and its line starts with the move answered.
+#[test]
+fn end_of_input_after_go_infinite_answers_a_searched_move() {
+    let text = network_engine_on("position startpos moves Ff\ngo infinite\n");
+    let info = text
+        .lines()
+        .rfind(|l| l.starts_with("info depth"))
+        .unwrap_or_else(|| panic!("no info line: {text}"));
+    let field = |name: &str| {
+        info.split(&format!(" {name} "))
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no {name} in {info}"))
+            .to_string()
+    };
+    let nodes: u64 = field("nodes").parse().unwrap();
+    assert!(nodes >= 100, "only {nodes} simulations: {text}");
+    let best = text
+        .lines()
+        .find_map(|l| l.strip_prefix("bestmove "))
+        .unwrap_or_else(|| panic!("no bestmove: {text}"));
+    assert!(field("pv").starts_with(best), "{info} / bestmove {best}");
+    assert_eq!(text.matches("bestmove ").count(), 1, "{text}");
+}
+
+/// The network's `go depth D` runs 100·D simulations whatever D is: `go depth 99` is
+/// not said to search depth 64, and runs 9 900 simulations.
+#[test]
+fn the_network_engine_takes_go_depth_as_asked() {
+    let text = network_engine_on("position startpos moves Ff\ngo depth 99\n");
+    assert!(!text.contains("depth 64"), "{text}");
+    let nodes: u64 = text
+        .lines()
+        .rfind(|l| l.starts_with("info depth"))
+        .and_then(|l| l.split(" nodes ").nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no info line with nodes: {text}"));
+    assert!(
+        (9900..10_100).contains(&nodes),
+        "{nodes} simulations: {text}"
+    );
+}

@@ -72,7 +72,11 @@ fn health_position_and_bad_requests() {
         400,
         "unknown field `fenn`",
     );
-    bad(post(&a, &pos, r#"{"moves": 5}"#), 400, "expected a string");
+    bad(
+        post(&a, &pos, r#"{"moves": 5}"#),
+        400,
+        "moves 5: expected move letters, as a string",
+    );
     bad(post(&a, &pos, "{not json"), 400, "request body");
     bad(post(&a, &pos, "[]"), 400, "expected a JSON object");
     // A body over the 64 KiB cap is refused with 413. The server answers and closes as

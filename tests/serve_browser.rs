@@ -274,6 +274,16 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
     assert!(t0.elapsed() < Duration::from_secs(240));
 }
 
+/// The desktop window (1300 × 900) or the phone's (390 × 844, mobile emulation) that the
+/// tests run on.
+fn desktop_or_phone(phone: bool) -> Result<Browser, String> {
+    if phone {
+        Browser::start_phone(390, 844)
+    } else {
+        Browser::start(1300, 900)
+    }
+}
+
 /// Starts a browser or says why the test is skipped (a failure under
 /// `OWARE_REQUIRE_BROWSER`).
 fn browser_or_skip(start: impl FnOnce() -> Result<Browser, String>) -> Option<Browser> {
@@ -617,6 +627,8 @@ fn analysis_board_tables_editor_and_a_phone_in_chromium() {
            for (const s of ['.letter', '.count']) { const e = pit.querySelector(s).getBoundingClientRect(); \
              if (e.left < r.left - 1 || e.right > r.right + 1 || e.top < r.top - 1 || e.bottom > r.bottom + 1) bad.push(pit.dataset.letter + s); } \
            const t = pit.querySelector('.tag'); const c = pit.querySelector('.count').getBoundingClientRect(); \
+           const l = pit.querySelector('.letter').getBoundingClientRect(); \
+           if (l.left < c.right && l.right > c.left && l.top < c.bottom && l.bottom > c.top) bad.push(pit.dataset.letter + ' letter under count'); \
            if (t) { const q = t.getBoundingClientRect(); \
              if (q.left < c.right && q.right > c.left && q.top < c.bottom && q.bottom > c.top) bad.push(pit.dataset.letter + ' tag'); } } \
          return bad;",
@@ -718,14 +730,7 @@ fn a_link_or_a_record_never_moves_for_anyone_in_chromium() {
 fn study_tools_on_a_desktop_and_a_phone_in_chromium() {
     let srv = Server::start(&["--puzzles", "0", "--searchers", "2"]);
     for phone in [false, true] {
-        let start = || {
-            if phone {
-                Browser::start_phone(390, 844)
-            } else {
-                Browser::start(1300, 900)
-            }
-        };
-        let Some(browser) = browser_or_skip(start) else {
+        let Some(browser) = browser_or_skip(|| desktop_or_phone(phone)) else {
             return;
         };
         study_tools(&browser, &srv, phone);
@@ -943,6 +948,7 @@ fn study_tools(b: &Browser, srv: &Server, phone: bool) {
     b.goto(here.as_str().unwrap());
     b.wait_idle();
     assert_eq!(study_param(b), study);
+    assert_eq!(b.text("#tree .mv.cur"), "3.C!?", "the reload's move");
     assert_eq!(
         js(b, "return document.querySelector('#board').dataset.bottom;"),
         "N"
@@ -1033,6 +1039,20 @@ fn study_tools(b: &Browser, srv: &Server, phone: bool) {
     let last: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
     assert_eq!(last["ply"], 6);
     assert_eq!(last["fen"], fen(b));
+    // A failed Load after a good one: said, and the board keeps the study.
+    load("FF\n");
+    assert!(
+        !b.text("#analysis-status").contains("Study loaded"),
+        "{}",
+        b.text("#analysis-status")
+    );
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelectorAll('#tree .comment').length;"
+        ),
+        3
+    );
 
     // The review: grades in the tree, each side's accuracy, the graph beside the board,
     // then the one slip played again.
@@ -1070,7 +1090,12 @@ fn study_tools(b: &Browser, srv: &Server, phone: bool) {
         let shown: f64 = shown.as_str().unwrap().parse().unwrap();
         assert!((shown - acc).abs() < 0.051, "{side}: {shown} shown, {acc}");
     }
-    assert!(b.text("#summary").contains("accuracy"));
+    let summary = b.text("#summary");
+    assert!(summary.contains("South: accuracy"), "{summary}");
+    assert!(
+        !summary.contains("You") && !summary.contains("oware"),
+        "{summary}"
+    );
     let graph = js(
         b,
         "const g = document.querySelector('#graph'); \
@@ -1094,6 +1119,32 @@ fn study_tools(b: &Browser, srv: &Server, phone: bool) {
         task.contains("Position 1 of 1") && task.contains("South played A"),
         "{task}"
     );
+    // The answer stays hidden until the user has tried: no pit marked better, no better
+    // move in the status line (which says the task), no engine lines, no review table.
+    let hidden = |b: &Browser| {
+        std::thread::sleep(Duration::from_millis(600));
+        let status = b.text("#status");
+        assert!(
+            status.contains("Find a better move") && !status.contains("better was"),
+            "{status}"
+        );
+        assert_eq!(
+            js(
+                b,
+                "return [document.querySelector('#board .pit.best') === null,                          document.querySelectorAll('#lines li.line').length,                          document.querySelector('#analysis-table').offsetParent === null];"
+            ),
+            json!([true, 0, true])
+        );
+    };
+    hidden(b);
+    assert_eq!(b.text("#learn-show"), "View the solution");
+    if phone {
+        let seen = js(
+            b,
+            "const r = document.querySelector('#board').getBoundingClientRect();              return r.top >= 0 && r.bottom <= window.innerHeight;",
+        );
+        assert_eq!(seen, true, "the board is out of view");
+    }
     let state = |b: &Browser| {
         js(
             b,
@@ -1107,6 +1158,12 @@ fn study_tools(b: &Browser, srv: &Server, phone: bool) {
     b.click(&format!(".pit[data-letter='{best}']"));
     b.wait_idle();
     assert_eq!(state(b), "solved", "{}", b.text("#learn-text"));
+    // Found: the engine comes back.
+    b.wait_for(
+        "return document.querySelectorAll('#lines li.line').length > 0;",
+        60,
+        "the engine's lines after the move was found",
+    );
     b.exec("window.scrollTo(0, 0);", json!([]));
     b.screenshot(&dir.join(if phone {
         "phone-review.png"
@@ -1117,4 +1174,389 @@ fn study_tools(b: &Browser, srv: &Server, phone: bool) {
         let wide = js(b, "return document.documentElement.scrollWidth;");
         assert!(wide.as_u64().unwrap() <= 390, "the page is {wide} px wide");
     }
+}
+
+/// WebDriver's keys: ←, Ctrl, Enter.
+const KEY_LEFT: &str = "\u{E012}";
+const KEY_CTRL: &str = "\u{E009}";
+const KEY_ENTER: &str = "\u{E007}";
+
+/// The `study` the page's address holds now ("" if none).
+fn study_in_link(b: &Browser) -> String {
+    js(
+        b,
+        "return new URLSearchParams(location.search).get('study') || '';",
+    )
+    .as_str()
+    .unwrap()
+    .to_string()
+}
+
+/// Clicks pit `letter` and waits for the page.
+fn play(b: &Browser, letter: &str) {
+    b.click(&format!(".pit[data-letter='{letter}']"));
+    b.wait_idle();
+}
+
+/// Types `text` into the comment box as a user does (one input event).
+fn comment(b: &Browser, text: &str) {
+    b.exec(
+        "const c = document.querySelector('#comment'); c.focus(); c.value = arguments[0]; \
+         c.dispatchEvent(new Event('input'));",
+        json!([text]),
+    );
+}
+
+/// An arrow from `from` to `to` and a circle on `circle`: a right-drag and a right click
+/// on a desktop, taps in drawing mode on a phone.
+fn draw(b: &Browser, phone: bool, from: &str, to: &str, circle: &str) {
+    if phone {
+        b.click("#draw-toggle");
+        for pit in [from, to, circle, circle] {
+            b.click(&format!(".pit[data-letter='{pit}']"));
+        }
+        b.click("#draw-toggle");
+    } else {
+        b.exec(
+            "const at = (l) => { const r = document.querySelector(`.pit[data-letter='${l}']`).getBoundingClientRect(); \
+               return { clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, button: 2, bubbles: true }; }; \
+             const fire = (l, kind) => document.querySelector(`.pit[data-letter='${l}']`).dispatchEvent(new PointerEvent(kind, at(l))); \
+             fire(arguments[0], 'pointerdown'); fire(arguments[1], 'pointerup'); \
+             fire(arguments[2], 'pointerdown'); fire(arguments[2], 'pointerup');",
+            json!([from, to, circle]),
+        );
+    }
+}
+
+/// Undo or redo of a study edit: Ctrl+Z / Ctrl+Y on a desktop (with the focus on
+/// whatever was clicked last), the buttons on a phone.
+fn undo_redo(b: &Browser, phone: bool, redo: bool) {
+    if phone {
+        b.click(if redo { "#study-redo" } else { "#study-undo" });
+    } else {
+        b.press(&[KEY_CTRL, if redo { "y" } else { "z" }]);
+    }
+    b.wait_idle();
+}
+
+/// A user's whole study, on a desktop and on a phone: built by clicks (a main line, a
+/// variation, marks, comments, an arrow and a circle); a variation deleted and brought
+/// back by undo; "Play from here" inside the variation, a move against oware, back to
+/// the analysis: the study is whole, with the game as a line; undo and redo of that;
+/// the arrow keys after a checkbox; then the link opened in a fresh browser, where
+/// everything is found again, on the move the user was on.
+#[test]
+fn a_users_whole_study_end_to_end_in_chromium() {
+    let srv = Server::start(&["--puzzles", "0", "--searchers", "2", "--seed", "3"]);
+    for phone in [false, true] {
+        let Some(browser) = browser_or_skip(|| desktop_or_phone(phone)) else {
+            return;
+        };
+        let href = whole_study(&browser, &srv, phone);
+        drop(browser);
+        // The link in a fresh browser (a new profile: nothing kept from the first).
+        let Some(fresh) = browser_or_skip(|| desktop_or_phone(phone)) else {
+            return;
+        };
+        study_from_link(&fresh, &href.0, &href.1, &href.2);
+    }
+}
+
+/// The study built, edited, played from and undone; returns the link, the study it
+/// holds and the move the board was on.
+fn whole_study(b: &Browser, srv: &Server, phone: bool) -> (String, String, String) {
+    let dir = shots();
+    let study = "FfBe (a C! {my analysis} [B>e C]) C {main line note}";
+    b.goto(&srv.url("/?tab=analysis&anim=0&level=novice"));
+    b.wait_idle();
+    for m in ["F", "f", "B", "e", "C"] {
+        play(b, m);
+    }
+    comment(b, "main line note");
+    b.click("#prev-ply");
+    b.click("#prev-ply");
+    b.wait_idle();
+    play(b, "a");
+    play(b, "C");
+    b.click("#marks .mark[data-mark='!']");
+    comment(b, "my analysis");
+    draw(b, phone, "B", "e", "C");
+    assert_eq!(study_in_link(b), study);
+    b.screenshot(&dir.join(if phone {
+        "phone-whole-study.png"
+    } else {
+        "whole-study.png"
+    }));
+
+    // Delete says what it removes; undo brings it all back, redo takes it again.
+    b.click("#prev-ply");
+    b.wait_idle();
+    b.click("#delete-var");
+    b.wait_idle();
+    let said = b.text("#status");
+    assert!(
+        said.contains("Deleted 4.a and the 1 move after it")
+            && said.contains("1 comment")
+            && said.contains("2 drawings"),
+        "{said}"
+    );
+    assert_eq!(study_in_link(b), "FfBe C {main line note}");
+    undo_redo(b, phone, false);
+    assert_eq!(study_in_link(b), study, "{}", b.text("#status"));
+    assert!(
+        b.text("#status").starts_with("Undone"),
+        "{}",
+        b.text("#status")
+    );
+    undo_redo(b, phone, true);
+    assert_eq!(study_in_link(b), "FfBe C {main line note}");
+    undo_redo(b, phone, false);
+    assert_eq!(study_in_link(b), study);
+
+    // Play from the variation's 5.C: the study stays in the link while the game is
+    // played, and comes back whole with the game added as a line.
+    js(
+        b,
+        "[...document.querySelectorAll('#tree .var .mv')].find(e => e.textContent.startsWith('5.C')).click();",
+    );
+    b.wait_idle();
+    b.click("#play-here");
+    b.wait_idle();
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelector('#tab-play').classList.contains('active');"
+        ),
+        true
+    );
+    let mine: String = serde_json::from_value(js(
+        b,
+        "return document.querySelector('#row-bottom .pit.legal').dataset.letter;",
+    ))
+    .unwrap();
+    play(b, &mine);
+    let moves = js(
+        b,
+        "return new URLSearchParams(location.search).get('moves');",
+    );
+    let played = moves
+        .as_str()
+        .unwrap()
+        .strip_prefix("FfBaC")
+        .unwrap()
+        .to_string();
+    assert!(played.len() >= 2, "oware did not answer: {moves}");
+    assert_eq!(
+        study_in_link(b),
+        study,
+        "the study left the link while playing"
+    );
+    b.click("#tab-analysis");
+    b.wait_idle();
+    let with_game = format!("FfBe (a C! {{my analysis}} [B>e C] {played}) C {{main line note}}");
+    assert_eq!(study_in_link(b), with_game);
+    // The board is where the game ended.
+    let end = 5 + played.len();
+    assert!(
+        b.text("#banner").starts_with(&format!("after move {end}:")),
+        "{}",
+        b.text("#banner")
+    );
+    assert!(
+        b.text("#analysis-status").contains("is in the study"),
+        "{}",
+        b.text("#analysis-status")
+    );
+    // Undo takes the game's line away, and redo brings it back.
+    undo_redo(b, phone, false);
+    assert_eq!(study_in_link(b), study);
+    undo_redo(b, phone, true);
+    assert_eq!(study_in_link(b), with_game);
+
+    if phone {
+        // The engine's lines and the tree within the first screen with the board.
+        b.wait_for(
+            "return document.querySelectorAll('#lines li.line').length > 0;",
+            60,
+            "the engine's lines",
+        );
+        b.exec("window.scrollTo(0, 0);", json!([]));
+        let tops = js(
+            b,
+            "return ['#board', '#lines', '#tree'].map(s => Math.round(document.querySelector(s).getBoundingClientRect().top));",
+        );
+        let tops: Vec<i64> = serde_json::from_value(tops).unwrap();
+        assert!(
+            tops[1] < 844 && tops[2] < 844,
+            "board, lines, tree at {tops:?}"
+        );
+        b.screenshot(&dir.join("phone-study-back.png"));
+    } else {
+        // The arrow keys move through the game with the focus on a checkbox.
+        b.click("#engine-on");
+        b.click("#engine-on");
+        b.wait_idle();
+        b.press(&[KEY_LEFT]);
+        b.wait_idle();
+        assert!(
+            b.text("#banner")
+                .starts_with(&format!("after move {}:", end - 1)),
+            "← after ticking a checkbox: {}",
+            b.text("#banner")
+        );
+    }
+    let href = js(b, "return location.href;").as_str().unwrap().to_string();
+    let cur = b.text("#tree .mv.cur");
+    (href, with_game, cur)
+}
+
+/// The link opened in a fresh browser: the study, its comments, marks and drawings, and
+/// the move the board was on.
+fn study_from_link(b: &Browser, href: &str, study: &str, cur: &str) {
+    b.goto(href);
+    b.wait_idle();
+    assert_eq!(study_in_link(b), study);
+    assert_eq!(b.text("#tree .mv.cur"), cur, "the link's move");
+    let comments: Vec<String> = serde_json::from_value(js(
+        b,
+        "return [...document.querySelectorAll('#tree .comment')].map(e => e.textContent);",
+    ))
+    .unwrap();
+    assert_eq!(comments, ["my analysis", "main line note"]);
+    js(
+        b,
+        "[...document.querySelectorAll('#tree .var .mv')].find(e => e.textContent.startsWith('5.C')).click();",
+    );
+    b.wait_idle();
+    assert_eq!(b.text("#tree .mv.cur"), "5.C!");
+    assert_eq!(
+        js(b, "return document.querySelector('#shapes').dataset.n;"),
+        "2"
+    );
+}
+
+/// On a desktop and on a phone: a link whose study has an illegal move is refused in
+/// words and its text kept; a position typed into the position's box; the endgame
+/// trainer judges a move the tables do not prove, never "keep the win"; infinite analysis
+/// at the server's time limit stops for that position only.
+#[test]
+fn links_positions_the_trainer_and_the_analysis_limit_in_chromium() {
+    let tb = concat!(env!("CARGO_MANIFEST_DIR"), "/tablebases/abapa");
+    let srv = Server::start(&[
+        "--puzzles",
+        "0",
+        "--searchers",
+        "2",
+        "--tb",
+        tb,
+        "--analysis-max-seconds",
+        "1",
+    ]);
+    for phone in [false, true] {
+        let Some(browser) = browser_or_skip(|| desktop_or_phone(phone)) else {
+            return;
+        };
+        let b = &browser;
+        // The link's study plays F twice in a row: refused, said, and kept to correct.
+        b.goto(&srv.url("/?tab=analysis&study=FfFF%20%7Bx%7D&anim=0"));
+        b.wait_idle();
+        assert!(
+            b.text("#status").contains("could not be loaded"),
+            "{}",
+            b.text("#status")
+        );
+        assert_eq!(
+            js(b, "return document.querySelectorAll('#tree .mv').length;"),
+            0
+        );
+        assert_eq!(
+            js(b, "return document.querySelector('#study-text').value;"),
+            "FfFF {x}"
+        );
+        // A `}` in a comment stays a `}`, through the link and a reload.
+        play(b, "F");
+        comment(b, "a } brace");
+        assert_eq!(study_in_link(b), r"F {a \} brace}");
+        let here = js(b, "return location.href;");
+        b.goto(here.as_str().unwrap());
+        b.wait_idle();
+        assert_eq!(b.text("#tree .comment"), "a } brace");
+        // A position typed into the position's box, then Enter.
+        let typed = "0-2-1-0-1-1-1-1-1-0-2-0-19-19-S";
+        b.type_into("#fen", &format!("{typed}{KEY_ENTER}"));
+        b.wait_idle();
+        assert_eq!(
+            js(b, "return document.querySelector('#board').dataset.fen;"),
+            typed,
+            "{}",
+            b.text("#status")
+        );
+        trainer_on_an_unproven_move(b, &srv, typed);
+        analysis_at_the_limit(b, &srv);
+    }
+}
+
+/// From `fen`, where the tables prove one move's win and not some others': the trainer
+/// says such a move is not proven to keep the win, and never tells the user to keep it.
+fn trainer_on_an_unproven_move(b: &Browser, srv: &Server, fen: &str) {
+    let body = json!({"fen": fen, "sims": 1}).to_string();
+    let (_, answer) = serve_support::post(&agent(), &srv.url("/api/v1/bestmove"), &body);
+    let tb = &answer["tablebase"];
+    assert_eq!(tb["outcome"], "win", "{answer}");
+    let unproven = tb["moves"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(_, v)| v.is_null())
+        .map(|(m, _)| m.clone())
+        .unwrap_or_else(|| panic!("every move is proven: {tb}"));
+    b.wait_for(
+        "return document.querySelector('#trainer-start') !== null;",
+        60,
+        "the trainer button",
+    );
+    b.click("#trainer-start");
+    b.wait_idle();
+    play(b, &unproven);
+    let said = b.text("#trainer-text");
+    assert!(
+        said.contains(&format!("do not prove that {unproven} keeps the win")),
+        "{said}"
+    );
+    assert!(!said.contains("Your move: keep the win"), "{said}");
+    b.click("#trainer-stop");
+}
+
+/// Infinite analysis with a 1-second limit: it stops at the limit with the box still
+/// ticked, and the next position is analysed again up to the limit.
+fn analysis_at_the_limit(b: &Browser, srv: &Server) {
+    b.goto(&srv.url("/?moves=FfB&tab=analysis&anim=0"));
+    b.wait_idle();
+    let stopped_here = "return document.querySelector('#lines').dataset.fen === \
+                          document.querySelector('#board').dataset.fen && \
+                        document.querySelector('#engine-stats').textContent.includes('stopped');";
+    b.click("#engine-infinite");
+    b.wait_for(stopped_here, 30, "the analysis to stop at the limit");
+    let stats = b.text("#engine-stats");
+    assert!(!stats.contains("--analysis"), "{stats}");
+    assert_eq!(
+        js(
+            b,
+            "return document.querySelector('#engine-infinite').checked;"
+        ),
+        true
+    );
+    assert!(
+        b.text("#engine-label").contains("up to 1 s a position"),
+        "{}",
+        b.text("#engine-label")
+    );
+    b.click("#prev-ply");
+    b.wait_idle();
+    b.wait_for(
+        stopped_here,
+        30,
+        "the position before analysed to the limit",
+    );
+    b.click("#engine-infinite");
 }

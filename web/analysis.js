@@ -4,19 +4,21 @@
 // lines and evaluation bar, the endgame tables, the endgame trainer, the position editor
 // and the review.
 
-import { api, evaluate, infinite, stopInfinite } from './api.js';
+import { api, cancelEngine, evaluate, infinite, stopInfinite } from './api.js';
 import { animateMove, describePly, drawBoard, drawEvalBar, finalWords, tablesWords } from './board.js';
 import { bindEditor, closeEditor, editing, startEditor } from './editor.js';
 import { game, playFrom } from './play.js';
 import {
-  analyze, bindReview, clearReview, drawGraphCursor, drawReview, forgetReview, isCurrent, learnTry, learning,
-  reviewAfter,
+  analyze, bindReview, clearReview, drawGraphCursor, drawReview, forgetReview, isCurrent, learnHides, learnTry,
+  learnWords, learning, reviewAfter,
 } from './review.js';
 import {
-  annotated, childOf, cleanComment, mainLine, mainMoves, newTree, parseStudy, pathOf, promote, studyText,
+  addLine, annotated, childOf, cleanComment, mainLine, mainMoves, newTree, nodeAt, parseStudy, pathOf, promotable,
+  promote, studyText,
 } from './tree.js';
 import {
   $, RULES, START, activeTab, changed, download, el, guarded, isBusy, openTab, other, pct, plural, say, sideName, sideOf,
+  typingIn,
 } from './ui.js';
 
 const ENGINE_SIMS = 800;
@@ -24,10 +26,14 @@ const ENGINE_SIMS = 800;
 const FEW_VISITS = 10;
 
 // The board's tree (see tree.js), with `synced`: the game played (rules;start;moves) it
-// last followed. Null until the tab is first opened; `pending`: a study a link gave, for
-// then.
+// last followed, and `playedFrom`: the moves to the position "Play from here" played
+// from, if it did. Null until the tab is first opened; `pending`: a study a link gave,
+// for then, and `pendingAt`: the moves to the position the link was on (`at`).
 let A = null;
 let pending = null;
+let pendingAt = null;
+// A study a link gave that was refused: its text, kept in the Study box to correct.
+let refused = null;
 // The board seen from the other side; drawing mode (a tap on a pit draws, for phones);
 // the pit a drawing starts from.
 let flipped = false;
@@ -41,7 +47,8 @@ let engineOn = true;
 // is reached, and sends its lines a few times a second.
 let infiniteOn = false;
 let maxSeconds = null;
-// The endgame trainer: {side, from, slipped}, or null.
+// The endgame trainer: {side, from, verdict: the tables' verdict on the trainee's last
+// judged move}, or null.
 let trainer = null;
 
 async function ensurePos(node) {
@@ -51,20 +58,45 @@ async function ensurePos(node) {
 
 const gameKey = () => { const g = game(); return [g.rules, g.start, g.moves].join(';'); };
 
-// The analysis board follows the game played: a study stays as it is while the game is
-// the one it followed; moves played on after the tree's main line extend it; another
-// game starts a new tree.
+// The analysis board follows the game played. A game that shares the tree's start and
+// rules goes into it as a line (a variation where it leaves the tree), so that nothing
+// written on the tree is lost: the study's own main line, a game played from it, or a
+// game that goes on from its main line. Only another game on a tree with nothing but its
+// main line (the earlier game) starts a new tree; a new tree is an edit, and undone as one.
 function syncTree() {
   const g = game();
   const key = gameKey();
-  if (pending) [A, pending] = [pending, null];
-  else if (A && A.synced === key) return;
-  else if (A && A.start === g.start && A.rules === g.rules && (g.moves.startsWith(mainMoves(A)) || mainMoves(A).startsWith(g.moves))) {
-    let n = mainLine(A).pop();
-    for (const m of g.moves.slice(mainMoves(A).length)) n = childOf(n, m);
-  } else A = newTree(g.start, g.moves, g.rules);
+  if (pending) {
+    [A, pending] = [pending, null];
+    if (A.start === g.start && A.rules === g.rules && g.moves && !nodeAt(A, g.moves)) addLine(A, g.moves);
+  } else if (A && A.synced === key) {
+    return;
+  } else if (A && A.start === g.start && A.rules === g.rules && (annotated(A) || A.playedFrom !== undefined
+      || g.moves.startsWith(mainMoves(A)) || mainMoves(A).startsWith(g.moves))) {
+    let n = nodeAt(A, g.moves);
+    if (!n) {
+      record(A.playedFrom !== undefined ? `the game played from ${labelAt(A.playedFrom)}` : 'the game played');
+      n = addLine(A, g.moves);
+      if (A.playedFrom !== undefined && annotated(A)) {
+        $('#analysis-status').textContent = `The game played from ${labelAt(A.playedFrom)} is in the study as a line: ` +
+          'the study is as it was, with the game added.';
+      }
+    }
+    A.cur = n;
+  } else {
+    if (A && (A.root.children.length || annotated(A))) record('the board before the game played');
+    A = newTree(g.start, g.moves, g.rules);
+  }
   A.synced = key;
+  if (pendingAt !== null) {
+    A.cur = nodeAt(A, pendingAt) || A.cur;
+    pendingAt = null;
+  }
 }
+
+// `3.C`: the move a path of moves ends with, by its number.
+const labelAt = (moves) => (moves ? `${moves.length}.${moves[moves.length - 1]}` : 'the start');
+const label = (n) => labelAt(pathOf(n));
 
 // The side at the bottom of the board.
 const bottom = () => (flipped ? other(game().human) : game().human);
@@ -77,7 +109,10 @@ async function goTo(node, animate) {
   await ensurePos(node);
   // A later click was answered first: its position stays on the board.
   if (token !== navToken || A !== tree) return;
+  if (tree.cur !== node) typing = null;
   tree.cur = node;
+  // The link holds the move on the board (`at`).
+  changed();
   if (animate && node.parent === prev && prev.pos) {
     const ply = node.pos.plies[node.pos.plies.length - 1];
     await animateMove(prev.pos, node.move, node.pos, ply, { bottom: bottom(), fen: node.pos.fen });
@@ -91,14 +126,17 @@ function drawAnalysis() {
   const node = A.cur;
   const pos = node.pos;
   const marks = {};
-  const r = reviewAfter(node);
+  // While the user looks for a better move the review's answer stays hidden.
+  const hide = learnHides();
+  const r = hide ? null : reviewAfter(node);
   if (r) {
     if (r.best === r.move) marks[r.move] = ['played best', 'played · best'];
     else { marks[r.move] = ['played', 'played']; marks[r.best] = ['best', 'better']; }
   } else if (node.move) marks[node.move] = ['last', ''];
   if (drawFrom) marks[drawFrom] = ['draw-from', ''];
   drawBoard(pos, { bottom: bottom(), legal: pos.result ? '' : pos.legal, marks, fen: pos.fen, shapes: node.shapes });
-  $('#fen').value = pos.fen;
+  // Not while the user types a position there.
+  if (document.activeElement !== $('#fen')) $('#fen').value = pos.fen;
   const k = pathOf(node).length;
   $('#banner').textContent = pos.result ? `after move ${k}: game over`
     : k ? `after move ${k}: ${sideName(pos.to_move)} to move` : `start: ${sideName(pos.to_move)} to move`;
@@ -114,7 +152,8 @@ function drawAnalysis() {
     t = describePly(pos.plies[pos.plies.length - 1], sideName(sideOf(node.move)));
   }
   if (pos.result) t += (t ? ' ' : '') + pos.result.text;
-  say(t);
+  if (hide) say(learnWords());
+  else say(t);
   for (const tr of document.querySelectorAll('#analysis-table tbody tr')) tr.classList.toggle('sel', r !== null && tr.dataset.ply === String(r.ply));
   drawGraphCursor();
   drawNotes();
@@ -137,7 +176,9 @@ function drawNotes() {
   $('#draw-toggle').classList.toggle('on', drawing);
   $('#draw-toggle').setAttribute('aria-pressed', String(drawing));
   $('#flip').setAttribute('aria-pressed', String(flipped));
-  $('#study-text').value = studyFile();
+  // Not while the user types a study there.
+  if (document.activeElement !== $('#study-text')) $('#study-text').value = refused !== null ? refused : studyFile();
+  drawUndo();
 }
 
 // The review's grade of the move into `n`, where `n` is on the reviewed main line.
@@ -204,6 +245,7 @@ export async function onAnalysisPit(letter) {
   const pos = A.cur.pos;
   if (!pos || pos.result || !pos.legal.includes(letter)) return;
   await guarded(async () => {
+    if (!A.cur.children.some((c) => c.move === letter)) record(`the move ${labelAt(pathOf(A.cur) + letter)}`);
     const node = childOf(A.cur, letter);
     changed();
     await goTo(node, true);
@@ -227,6 +269,15 @@ function refreshEngine() {
   stats.textContent = '';
   $('#engine-label').textContent = !infiniteOn ? `Engine: ${count(ENGINE_SIMS)} simulations a position`
     : `Engine: infinite analysis${maxSeconds ? `, up to ${maxSeconds} s a position` : ''}`;
+  if (learnHides()) {
+    cancelEngine();
+    lines.replaceChildren(el('li', 'muted', 'The engine waits until you have found the move or viewed the solution.'));
+    lines.dataset.fen = '';
+    tables.classList.add('hidden');
+    stats.classList.add('hidden');
+    drawEvalBar(null);
+    return;
+  }
   if (!engineOn && !trainer) {
     lines.replaceChildren();
     tables.classList.add('hidden');
@@ -257,10 +308,9 @@ function showInfinite(u, pos) {
   stats.textContent = `${count(u.simulations)} simulations · ${count(u.nps)}/s · depth ${u.depth} · ${secs.toFixed(secs < 10 ? 1 : 0)} s`;
   stats.title = 'Simulations so far, simulations a second, the deepest position searched (plies ahead), time';
   if (u.done) {
-    // The server's limit: the box is unticked, as the search has stopped.
-    infiniteOn = false;
-    $('#engine-infinite').checked = false;
-    stats.textContent += ` · stopped at the server's limit of ${u.seconds} s (oware serve --analysis-max-seconds); tick the box to search again`;
+    // The server's limit: this position's analysis stops; the next one is analysed
+    // again, up to the limit.
+    stats.textContent += ` · stopped: ${u.seconds} s is this server's limit for a position; another position is analysed again`;
   }
 }
 
@@ -309,15 +359,15 @@ function showEngine(b, pos) {
       tables.appendChild(btn);
     }
   }
-  if (trainer) trainerCheck(b, pos);
 }
 
 // ---------- the endgame trainer ----------
 
-// Play a won table position against the tables' best defence; the trainer says where
-// the win slipped.
+// Play a won table position against the tables' best defence; the trainer judges each
+// of the trainee's moves by the tables: it keeps the win, lets it slip, or is not proven.
 function startTrainer(tb, pos) {
-  trainer = { side: pos.to_move, from: A.cur, slipped: null };
+  trainer = { side: pos.to_move, from: A.cur, verdict: null };
+  A.cur.tb = tb;
   $('#trainer').classList.remove('hidden');
   $('#trainer-text').textContent = `Win this as ${sideName(pos.to_move)}: the tables defend perfectly. ` +
     `${finalWords(tb.margin, pos)[0].toUpperCase() + finalWords(tb.margin, pos).slice(1)} is what perfect play gets.`;
@@ -325,45 +375,75 @@ function startTrainer(tb, pos) {
   refreshEngine();
 }
 
-// After each of the trainee's moves: still won? (the answer for the position after it).
-function trainerCheck(b, pos) {
-  const T = trainer;
-  const tb = b.tablebase;
-  if (pos.to_move === T.side) return;
-  // The defender is to move: the trainee kept the win if the defender is proven lost.
-  if (tb && tb.outcome && tb.outcome !== 'loss' && !T.slipped) {
-    T.slipped = { node: A.cur, move: A.cur.move };
-    const holds = tb.outcome === 'win' ? 'win' : 'hold a draw';
-    $('#trainer-text').textContent = `The win slipped with ${A.cur.move}: ` +
-      `after it ${sideName(pos.to_move)} can ${holds} with best play. Go back one move (◀) and the tables show the moves that keep the win.`;
+// The tables' answer for the position of `node` (the `tablebase` field of /bestmove).
+async function tablesAt(node) {
+  if (node.tb === undefined) {
+    const b = await api('bestmove', { fen: A.start, moves: pathOf(node), rules: A.rules, sims: 1 });
+    node.tb = b.tablebase;
   }
+  return node.tb;
 }
 
-// The defender's reply: the tables' best move (the largest margin for the defender).
+// The trainee's `move` from `pos`, a win the tables prove (`tb`, their answer there):
+// {kept: true, false, or null where the tables prove nothing of the move, words}.
+function judgeMove(tb, move, pos) {
+  const proven = Object.entries(tb.moves || {}).filter(([, v]) => v !== null).sort((x, y) => y[1] - x[1]);
+  const best = proven.length ? `${proven[0][0]} would ${finalWords(proven[0][1], pos)}` : null;
+  const v = tb.moves ? tb.moves[move] : null;
+  if (v === null || v === undefined) {
+    return {
+      kept: null,
+      words: `The tables do not prove that ${move} keeps the win${best ? ` (${best})` : ''}: ` +
+        'go back one move (◀) and play a move they prove.',
+    };
+  }
+  const w = finalWords(v, pos);
+  if (w.startsWith('win')) {
+    return { kept: true, words: `${move} keeps the win: ${w} with best play${v < proven[0][1] ? ` (${best})` : ''}.` };
+  }
+  return {
+    kept: false,
+    words: `The win slipped with ${move}: ${w} with best play after it${best ? ` (${best})` : ''}. ` +
+      'Go back one move (◀) and the tables show the moves that keep the win.',
+  };
+}
+
+// After a move on the board: the trainee's move judged (where the position before it is
+// a proven win), then the defender's reply, the tables' best move (the largest margin
+// for the defender).
 async function trainerReply() {
   const T = trainer;
   const node = A.cur;
   const pos = node.pos;
+  const before = node.parent;
+  if (before && before.pos && before.pos.to_move === T.side) {
+    const tb = await tablesAt(before);
+    if (tb && tb.outcome === 'win') T.verdict = judgeMove(tb, node.move, before.pos);
+  }
+  const v = T.verdict;
+  const slipped = v !== null && v.kept !== true;
   if (pos.result) {
-    const w = pos.result.winner;
-    let t = pos.result.text;
-    if (!T.slipped && w !== T.side && sideOf(node.move) === T.side) T.slipped = { node, move: node.move };
-    if (T.slipped) t = `The win slipped with ${T.slipped.move}. ${t}`;
-    else if (w === T.side) t = 'Won, and the tables could not stop it. ' + t;
-    $('#trainer-text').textContent = t;
+    const t = pos.result.text;
+    $('#trainer-text').textContent = slipped ? `${v.words} ${t}`
+      : pos.result.winner === T.side ? `Won, and the tables could not stop it. ${t}` : t;
     return;
   }
-  if (pos.to_move === T.side) return;
+  if (pos.to_move === T.side) {
+    if (v) $('#trainer-text').textContent = v.words;
+    return;
+  }
   const b = await api('bestmove', { fen: A.start, moves: pathOf(node), rules: A.rules, sims: 100 });
   const tb = b.tablebase;
+  node.tb = tb;
   let move = b.move;
-  const proven = tb && tb.moves ? Object.entries(tb.moves).filter(([, v]) => v !== null) : [];
+  const proven = tb && tb.moves ? Object.entries(tb.moves).filter(([, x]) => x !== null) : [];
   if (proven.length) move = proven.sort((x, y) => y[1] - x[1])[0][0];
-  if (tb && tb.outcome && tb.outcome !== 'loss' && !T.slipped) trainerCheck(b, pos);
+  if (!node.children.some((c) => c.move === move)) record(`the tables' reply ${labelAt(pathOf(node) + move)}`);
   const child = childOf(node, move);
   changed();
   await goTo(child, true);
-  if (!T.slipped) $('#trainer-text').textContent = `The tables answer ${move}. Your move: keep the win.`;
+  $('#trainer-text').textContent = slipped ? `${v.words} The tables answer ${move}.`
+    : `${v ? v.words + ' ' : ''}The tables answer ${move}. Your move: keep the win.`;
   if (child.pos.result) await trainerReply();
 }
 
@@ -376,28 +456,48 @@ function stopTrainer() {
 // ---------- the study: marks, comments, drawings, the link and the file ----------
 
 // The board's tree as the page's address holds it (`study`, the study's text) when it is
-// more than the game played; the board's side (`flip`).
+// more than the game played; the move on the board (`at`: the moves to it); the board's
+// side (`flip`).
 export function studyParams(q) {
   const tree = A || pending;
   const g = game();
   if (tree && (annotated(tree) || tree.start !== g.start || mainMoves(tree) !== g.moves)) q.set('study', studyText(tree));
+  if (A) q.set('at', pathOf(A.cur));
+  else if (pendingAt !== null) q.set('at', pendingAt);
   if (flipped) q.set('flip', '1');
 }
 
-// A study a link gives (`q`): kept for the tab, and the game it starts from, or an error
-// in words. Returns {start, moves} of its main line, or {error}. `health` (the /health
+// Every move of `tree` checked by the server, as a file's are: a study with an illegal
+// move is refused whole. Each line's last position is asked for (the positions before it
+// come with it when shown).
+async function checkStudy(tree) {
+  const ends = [];
+  const walk = (n) => { if (!n.children.length) ends.push(n); n.children.forEach(walk); };
+  walk(tree.root);
+  for (const n of ends) n.pos = await api('position', { fen: tree.start, moves: pathOf(n), rules: tree.rules });
+}
+
+// A study a link gives (`q`), checked as a file is: kept for the tab, with the game it
+// starts from, or refused with an error in words (its text goes to the Study box, to be
+// corrected). Returns {start, moves} of its main line, or {error}. `health` (the /health
 // answer, or null) gives the server's limits.
-export function initStudy(q, rules, health) {
+export async function initStudy(q, rules, health) {
   if (health) maxSeconds = health.limits.analysis_max_seconds;
   flipped = q.get('flip') === '1';
+  if (q.has('at') && /^[A-Fa-f]*$/.test(q.get('at'))) pendingAt = q.get('at');
   const text = q.get('study');
   if (!text) return {};
+  let tree;
   try {
-    pending = parseStudy(text, rules);
+    tree = parseStudy(text, rules);
+    await checkStudy(tree);
   } catch (e) {
-    return { error: `The link's study could not be read: ${e.message}.` };
+    refused = text;
+    $('#study-box').open = true;
+    return { error: `The link's study could not be loaded: ${e.message.replace(/\.$/, '')}. Its text is in the Study box, to correct and Load.` };
   }
-  return { start: pending.start, moves: mainMoves(pending) };
+  pending = tree;
+  return { start: tree.start, moves: mainMoves(tree) };
 }
 
 // Edited: the tree and the page's address drawn again.
@@ -410,11 +510,17 @@ function edited() {
 function setMark(mark) {
   const n = A.cur;
   if (!n.parent) return;
+  record(`the mark on ${label(n)}`);
   n.mark = n.mark === mark ? '' : mark;
   edited();
 }
 
+// Typing a comment is one edit until another move or another edit.
 function setComment(text) {
+  if (typing !== A.cur) {
+    record(A.cur.parent ? `the comment on ${label(A.cur)}` : 'the comment on the start');
+    typing = A.cur;
+  }
   A.cur.comment = cleanComment(text);
   edited();
 }
@@ -425,10 +531,109 @@ function toggleShape(from, to) {
   const n = A.cur;
   const target = from === to ? null : to;
   const i = n.shapes.findIndex((s) => s.from === from && s.to === target);
+  record(`${i >= 0 ? 'removing ' : ''}${target ? `the arrow ${from}>${target}` : `the circle on ${from}`}`);
   if (i >= 0) n.shapes.splice(i, 1);
   else n.shapes.push({ from, to: target });
   drawAnalysis();
   changed();
+}
+
+// Deletes the move on the board and what follows it, and says what went: the moves,
+// comments, marks and drawings (Undo brings them back).
+function deleteMove() {
+  const n = A && A.cur;
+  if (!n || !n.parent) return;
+  record(`deleting ${label(n)}`);
+  let moves = 0, comments = 0, marks = 0, shapes = 0;
+  const walk = (x) => {
+    moves++;
+    if (x.comment) comments++;
+    if (x.mark) marks++;
+    shapes += x.shapes.length;
+    x.children.forEach(walk);
+  };
+  walk(n);
+  n.parent.children = n.parent.children.filter((c) => c !== n);
+  const parts = [comments && plural(comments, 'comment'), marks && plural(marks, 'mark'), shapes && plural(shapes, 'drawing')]
+    .filter(Boolean);
+  const words = `Deleted ${label(n)}` + (moves > 1 ? ` and the ${plural(moves - 1, 'move')} after it` : '') +
+    (parts.length ? `, with ${parts.join(', ')}` : '') + '. Undo (Ctrl+Z) brings it back.';
+  changed();
+  guarded(async () => {
+    await goTo(n.parent);
+    say(words);
+  });
+}
+
+// ---------- undo and redo ----------
+
+// Every edit of the study can be undone and redone: before it, the study as it stood is
+// kept (its text holds every move, mark, comment and drawing) with the move on the board
+// and, in words, what the edit was.
+const MAX_UNDO = 200;
+let past = [];
+let future = [];
+// The move whose comment is being typed (one edit), or null.
+let typing = null;
+
+const snapshot = (what) => ({ what, text: studyText(A), rules: A.rules, at: pathOf(A.cur), playedFrom: A.playedFrom });
+
+// Called before each edit of the tree.
+function record(what) {
+  if (!A) return;
+  past.push(snapshot(what));
+  if (past.length > MAX_UNDO) past.shift();
+  future = [];
+  typing = null;
+  refused = null;
+  drawUndo();
+}
+
+// The tree a snapshot holds, at its move; the positions the board knows are kept.
+function restore(s) {
+  const tree = parseStudy(s.text, s.rules);
+  if (A && A.start === tree.start && A.rules === tree.rules) {
+    const keep = (from, to) => {
+      to.pos = from.pos;
+      for (const c of to.children) {
+        const f = from.children.find((x) => x.move === c.move);
+        if (f) keep(f, c);
+      }
+    };
+    keep(A.root, tree.root);
+  }
+  tree.cur = nodeAt(tree, s.at) || tree.root;
+  tree.playedFrom = s.playedFrom;
+  // The game played stays the one this tree follows: going back to the tab keeps it.
+  tree.synced = gameKey();
+  A = tree;
+  typing = null;
+  forgetReviewUnlessCurrent();
+}
+
+function forgetReviewUnlessCurrent() {
+  if (!isCurrent()) clearReview();
+}
+
+async function undoRedo(from, to, done) {
+  if (!A || !from.length || editing()) return;
+  const s = from.pop();
+  to.push(snapshot(s.what));
+  restore(s);
+  changed();
+  await goTo(A.cur);
+  say(`${done}: ${s.what}.`);
+}
+
+const undo = () => guarded(() => undoRedo(past, future, 'Undone'));
+const redo = () => guarded(() => undoRedo(future, past, 'Redone'));
+
+function drawUndo() {
+  const u = $('#study-undo'), r = $('#study-redo');
+  u.disabled = !past.length;
+  r.disabled = !future.length;
+  u.title = past.length ? `undo ${past[past.length - 1].what} (Ctrl+Z)` : 'nothing to undo (Ctrl+Z)';
+  r.title = future.length ? `redo ${future[future.length - 1].what} (Ctrl+Y)` : 'nothing to redo (Ctrl+Y)';
 }
 
 // Drawing by taps: the first pit, then the pit the arrow goes to (the same one: a circle).
@@ -466,7 +671,8 @@ function studyFile() {
   ].join('\n') + '\n';
 }
 
-// A study file: `# Rules: …` among its headers, then the study's line.
+// A study file: `# Rules: …` among its headers, then the study's line. A study with an
+// illegal move is refused whole, and the board keeps its own.
 async function loadStudy(text) {
   let rules = A.rules;
   let line = '';
@@ -476,23 +682,21 @@ async function loadStudy(text) {
     if (h) rules = h[1];
     if (t && !t.startsWith('#') && !line) line = t;
   }
-  if (!RULES.includes(rules)) throw new Error(`Rules: '${rules}' is not one of ${RULES.join(', ')}.`);
-  const tree = parseStudy(line || START + ';', rules);
-  // Every move is checked now: a study with an illegal move is refused whole.
-  const check = async (n) => {
-    n.pos = await api('position', { fen: tree.start, moves: pathOf(n), rules });
-    for (const c of n.children) await check(c);
-  };
+  let tree;
   try {
-    await check(tree.root);
+    if (!RULES.includes(rules)) throw new Error(`Rules: '${rules}' is not one of ${RULES.join(', ')}`);
+    tree = parseStudy(line || START + ';', rules);
+    await checkStudy(tree);
   } catch (e) {
+    $('#analysis-status').textContent = 'The study was not loaded: the board keeps the one it had.';
     throw new Error(`The study could not be loaded: ${e.message}`);
   }
+  record('loading a study');
   A = Object.assign(tree, { synced: gameKey() });
   forgetReview();
   changed();
   await goTo(A.root);
-  $('#analysis-status').textContent = 'Study loaded: click a move, or step through it with ▶.';
+  $('#analysis-status').textContent = 'Study loaded: click a move, or step through it with ▶. Undo (Ctrl+Z) brings back the board before.';
 }
 
 async function copyFen() {
@@ -506,34 +710,57 @@ async function copyFen() {
   say(`Copied the position's text: ${f.value}`);
 }
 
+// A position typed or pasted into the position's text box: a new tree from it (the
+// server checks it; a bad one is said, and the board stays).
+async function typedPosition(text) {
+  const fen = text.trim();
+  if (!A || !fen || fen === A.cur.pos.fen) return;
+  let pos;
+  try {
+    pos = await api('position', { fen, moves: '', rules: A.rules });
+  } catch (e) {
+    $('#fen').value = A.cur.pos.fen;
+    throw new Error(`The position was not set up: ${e.message}`);
+  }
+  await usePosition(pos);
+}
+
 // ---------- the tab ----------
 
 // A position from the editor: a new tree from it.
 async function usePosition(pos) {
+  record('a position of your own');
   A = Object.assign(newTree(pos.start, '', A.rules), { synced: gameKey() });
   A.root.pos = pos;
   changed();
   forgetReview();
   await goTo(A.root);
-  $('#analysis-status').textContent = 'A position of your own: play moves from it, or Play from here against oware.';
+  $('#analysis-status').textContent = 'A position of your own: play moves from it, or Play from here against oware. ' +
+    'Undo (Ctrl+Z) brings back the board before.';
 }
 
-// Play the position on the board against oware, as the side to move.
+// Play the position on the board against oware, as the side to move. The game played
+// goes into the study as a line when the tab is opened again.
 async function playFromHere() {
   if (!A || A.cur.pos.result) return;
   if (trainer) stopTrainer();
-  await playFrom(A.start, pathOf(A.cur), A.rules, A.cur.pos.to_move);
+  A.playedFrom = pathOf(A.cur);
+  await playFrom(A.start, A.playedFrom, A.rules, A.cur.pos.to_move);
   await openTab('play');
 }
 
 // The tab opened: the tree follows the game played.
 export async function showAnalysis() {
+  $('#analysis-status').textContent = '';
   syncTree();
   $('#fen-row').classList.remove('hidden');
   if (!isCurrent()) {
     clearReview();
     const n = mainLine(A).length - 1;
-    $('#analysis-status').textContent = n ? `The game has ${plural(n, 'move')}. Review it to see each move graded.` : 'Play moves here, or set up a position.';
+    if (!$('#analysis-status').textContent) {
+      $('#analysis-status').textContent = n ? `The game has ${plural(n, 'move')}. Review it to see each move graded.`
+        : 'Play moves here, or set up a position.';
+    }
   } else drawReview();
   await guarded(() => goTo(A.cur));
 }
@@ -546,6 +773,24 @@ export function hideAnalysis() {
   $('#graph-box').classList.add('hidden');
 }
 
+// Keys on the analysis board, whatever has the focus but a text field: ← → Home End
+// move through the game, Ctrl+Z undoes an edit of the study, Ctrl+Y (or Ctrl+Shift+Z)
+// redoes it.
+function onKey(e) {
+  if (activeTab() !== 'analysis' || !A || editing() || typingIn(e.target)) return;
+  const mod = e.ctrlKey || e.metaKey;
+  const k = e.key.toLowerCase();
+  if (mod && !e.altKey && (k === 'z' || k === 'y')) {
+    e.preventDefault();
+    if (k === 'z' && !e.shiftKey) undo();
+    else redo();
+    return;
+  }
+  if (mod || e.altKey) return;
+  const keys = { ArrowLeft: 'prev-ply', ArrowRight: 'next-ply', Home: 'first-ply', End: 'last-ply' };
+  if (keys[e.key]) { e.preventDefault(); $('#' + keys[e.key]).click(); }
+}
+
 export function bindAnalysis() {
   bindReview(() => A, goTo);
   bindEditor(() => drawAnalysis());
@@ -556,13 +801,9 @@ export function bindAnalysis() {
   $('#prev-ply').addEventListener('click', nav((n) => n.parent));
   $('#next-ply').addEventListener('click', nav((n) => n.children[0]));
   $('#last-ply').addEventListener('click', nav(end));
-  $('#delete-var').addEventListener('click', () => {
-    const n = A && A.cur;
-    if (!n || !n.parent) return;
-    n.parent.children = n.parent.children.filter((c) => c !== n);
-    changed();
-    guarded(() => goTo(n.parent));
-  });
+  $('#delete-var').addEventListener('click', deleteMove);
+  $('#study-undo').addEventListener('click', undo);
+  $('#study-redo').addEventListener('click', redo);
   $('#engine-on').addEventListener('change', (e) => { engineOn = e.target.checked; if (A) refreshEngine(); });
   $('#engine-infinite').addEventListener('change', (e) => { infiniteOn = e.target.checked; if (A && activeTab() === 'analysis') refreshEngine(); });
   // A page out of sight does not keep a search thread busy; back in sight, it goes on.
@@ -574,12 +815,18 @@ export function bindAnalysis() {
   $('#play-here').addEventListener('click', () => playFromHere());
   $('#edit-position').addEventListener('click', () => startEditor(A.cur.pos, A.rules, usePosition));
   $('#trainer-stop').addEventListener('click', stopTrainer);
-  $('#promote').addEventListener('click', () => { if (A && promote(A.cur)) edited(); });
+  $('#promote').addEventListener('click', () => {
+    if (!A || !promotable(A.cur)) return;
+    record(`promoting ${label(A.cur)}`);
+    promote(A.cur);
+    edited();
+  });
   for (const b of document.querySelectorAll('#marks .mark')) b.addEventListener('click', () => { if (A) setMark(b.dataset.mark); });
   $('#comment').addEventListener('input', (e) => { if (A) setComment(e.target.value); });
   $('#draw-toggle').addEventListener('click', () => { drawing = !drawing; drawFrom = null; if (A) drawAnalysis(); });
   $('#flip').addEventListener('click', () => { flipped = !flipped; changed(); if (A) drawAnalysis(); });
   $('#copy-fen').addEventListener('click', copyFen);
+  $('#fen').addEventListener('change', (e) => guarded(() => typedPosition(e.target.value)));
   $('#study-save').addEventListener('click', () => download('oware-study.txt', studyFile()));
   $('#study-load').addEventListener('click', () => guarded(() => loadStudy($('#study-text').value)));
   $('#study-file').addEventListener('change', async (e) => {
@@ -588,9 +835,5 @@ export function bindAnalysis() {
     e.target.value = '';
   });
   bindDrawing();
-  document.addEventListener('keydown', (e) => {
-    if (activeTab() !== 'analysis' || !A || editing() || e.target.matches('input, textarea, select')) return;
-    const keys = { ArrowLeft: 'prev-ply', ArrowRight: 'next-ply', Home: 'first-ply', End: 'last-ply' };
-    if (keys[e.key]) { e.preventDefault(); $('#' + keys[e.key]).click(); }
-  });
+  document.addEventListener('keydown', onKey);
 }

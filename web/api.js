@@ -25,6 +25,13 @@ export function stopInfinite() {
   streaming = null;
 }
 
+// Drops every engine answer on its way and stops the infinite analysis: the page shows
+// no engine now.
+export function cancelEngine() {
+  stopInfinite();
+  evalToken++;
+}
+
 // Asks the engine about `pos` (a /position answer of `body`'s game) and calls `show`
 // with its answer, unless a newer request was made meanwhile.
 export async function evaluate(body, pos, sims, show) {

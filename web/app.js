@@ -77,13 +77,18 @@ async function init() {
   let start = q.get('start') || START;
   if (!isFen(start)) start = START;
   let moves = q.get('moves') || '';
-  // A study without the game: the game is the study's main line.
-  const study = initStudy(q, game().rules, health);
+  // A study without the game: the game is the study's main line. A study the server
+  // refuses leaves the game as the link gives it.
+  const study = await initStudy(q, game().rules, health);
   if (study.start !== undefined && !q.has('moves')) [start, moves] = [study.start, study.moves];
   const tab = q.get('tab');
   await initGame(q, start, moves, !tab || tab === 'play');
-  if (study.error) say(study.error, 'error');
   if (tab === 'analysis' || tab === 'puzzles') await showTab(tab);
+  // Said last, so that the tab's own words do not hide it.
+  if (study.error) {
+    say(study.error, 'error');
+    if (tab === 'analysis') $('#analysis-status').textContent = study.error;
+  }
   document.body.dataset.ready = '1';
 }
 

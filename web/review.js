@@ -4,9 +4,8 @@
 // again until a move as good as the engine's is found.
 
 import { api } from './api.js';
-import { game } from './play.js';
 import { mainLine, mainMoves } from './tree.js';
-import { $, el, guarded, plural, sideName } from './ui.js';
+import { $, el, guarded, plural, say, sideName } from './ui.js';
 
 // The /analyze answer, and the game (`start;moves`) it is of.
 let review = null;
@@ -40,7 +39,13 @@ export async function analyze() {
     const moves = mainMoves(tree);
     if (!moves) { $('#analysis-status').textContent = 'There are no moves to review: play some first.'; return; }
     $('#analysis-status').textContent = `Reviewing ${plural(moves.length, 'move')}…`;
-    const rv = await api('analyze', { fen: tree.start, moves, rules: tree.rules });
+    let rv;
+    try {
+      rv = await api('analyze', { fen: tree.start, moves, rules: tree.rules });
+    } catch (e) {
+      $('#analysis-status').textContent = `The review failed: ${e.message}`;
+      throw e;
+    }
     review = rv;
     reviewed = keyOf(tree);
     $('#analysis-status').textContent = `${plural(rv.plies.length, 'move')} reviewed: ${rv.simulations} simulations a position, ` +
@@ -125,7 +130,8 @@ export function drawReview() {
     const mine = rv.plies.filter((p) => p.side === side);
     if (!mine.length) continue;
     const count = (g) => mine.filter((p) => p.grade === g).length;
-    const who = side === game().human ? `You (${sideName(side)})` : `oware (${sideName(side)})`;
+    // The board's moves may be anyone's: each side by its name.
+    const who = sideName(side);
     const acc = accuracy(mine);
     const div = el('div', 'side-summary');
     div.dataset.side = side;
@@ -175,10 +181,21 @@ let learn = null;
 
 export const learning = () => learn !== null;
 
+// Whether the answer is hidden: the user looks for the better move and has neither found
+// it nor asked for the solution (the board, the status line, the engine and the table
+// then show no better move).
+export const learnHides = () => learn !== null && !learn.solved;
+
+// What the trainer says now.
+export const learnWords = () => $('#learn-text').textContent;
+
 async function startLearning() {
   learn = { list: slips(), k: 0, solved: false, tries: 0 };
   $('#learn-box').classList.remove('hidden');
   await showSlip();
+  // On a phone the panel is below the board: the board comes back into view.
+  const r = $('#board').getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight) $('#board-area').scrollIntoView({ block: 'start' });
 }
 
 // The position before the slip, on the board, with the task in words.
@@ -187,17 +204,20 @@ async function showSlip() {
   const p = review.plies[i];
   learn.solved = false;
   learn.tries = 0;
+  $('#review-box').classList.add('learning');
+  learnSay('going', `Position ${learn.k + 1} of ${learn.list.length}: ${sideName(p.side)} played ${p.move} here, a ${p.grade}. ` +
+    `Find a better move for ${sideName(p.side)}.`);
   await go(mainLine(board())[i]);
   $('#learn-next').classList.add('hidden');
   $('#learn-show').classList.remove('hidden');
-  learnSay('going', `Position ${learn.k + 1} of ${learn.list.length}: ${sideName(p.side)} played ${p.move} here, a ${p.grade}. ` +
-    `Find a better move for ${sideName(p.side)}.`);
 }
 
+// The trainer's words, beside the review and in the status line under the board.
 function learnSay(state, text) {
   const t = $('#learn-text');
   t.dataset.state = state;
   t.textContent = text;
+  say(text, state === 'wrong' ? 'error' : '');
 }
 
 // A move tried on the board: as good as the engine's when the review's best, or graded
@@ -208,7 +228,7 @@ export async function learnTry(letter) {
   const p = review.plies[i];
   const node = mainLine(board())[i];
   if (!node.pos.legal.includes(letter)) return;
-  if (letter === p.move) { learnSay('wrong', `${letter} is the move played, the ${p.grade}: try another.`); return; }
+  if (letter === p.move) { learnSay('wrong', `${letter} is the move played, the ${p.grade}: try again.`); return; }
   let good = letter === p.best;
   let words = '';
   if (!good) {
@@ -222,24 +242,30 @@ export async function learnTry(letter) {
     learnSay('wrong', `${words} Try again.`);
     return;
   }
-  learn.solved = true;
+  await reveal();
   const last = learn.k + 1 >= learn.list.length;
-  learnSay('solved', `Right: ${letter} is as good as the engine's ${p.best}` +
+  learnSay('solved', `You found it: ${letter} is as good as the engine's ${p.best}` +
     (last ? `. That was the last of ${plural(learn.list.length, 'position')}.` : '.'));
-  $('#learn-show').classList.add('hidden');
-  $('#learn-next').classList.toggle('hidden', last);
 }
 
-function learnShow() {
-  const p = review.plies[learn.list[learn.k]];
+// The answer shown: the board, the engine and the review's table again.
+async function reveal() {
   learn.solved = true;
-  learnSay('shown', `The engine plays ${p.best} (line ${p.pv}).`);
+  $('#review-box').classList.remove('learning');
   $('#learn-show').classList.add('hidden');
   $('#learn-next').classList.toggle('hidden', learn.k + 1 >= learn.list.length);
+  await go(board().cur);
+}
+
+async function learnShow() {
+  const p = review.plies[learn.list[learn.k]];
+  await reveal();
+  learnSay('shown', `The solution: ${p.best} (line ${p.pv}).`);
 }
 
 function stopLearning() {
   learn = null;
+  $('#review-box').classList.remove('learning');
   $('#learn-box').classList.add('hidden');
 }
 
@@ -250,6 +276,6 @@ export function bindReview(tree, goTo) {
   $('#graph').addEventListener('click', graphClick);
   $('#learn').addEventListener('click', () => guarded(startLearning));
   $('#learn-next').addEventListener('click', () => { learn.k++; guarded(showSlip); });
-  $('#learn-show').addEventListener('click', learnShow);
-  $('#learn-stop').addEventListener('click', stopLearning);
+  $('#learn-show').addEventListener('click', () => guarded(learnShow));
+  $('#learn-stop').addEventListener('click', () => { stopLearning(); guarded(() => go(board().cur)); });
 }

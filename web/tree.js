@@ -44,12 +44,40 @@ export const mainMoves = (tree) => mainLine(tree).slice(1).map((n) => n.move).jo
 // The child of `node` reached by `move`, made if there is none.
 export const childOf = (node, move) => node.children.find((c) => c.move === move) || mkNode(node, move);
 
+// The node `moves` reach from the root, or null where the tree does not hold them.
+export function nodeAt(tree, moves) {
+  let n = tree.root;
+  for (const m of moves) {
+    n = n.children.find((c) => c.move === m);
+    if (!n) return null;
+  }
+  return n;
+}
+
+// The line of `moves` from the root added where the tree does not hold it yet (a
+// variation where it leaves the tree; the main line goes on where it ends); its last node.
+export function addLine(tree, moves) {
+  let n = tree.root;
+  for (const m of moves) n = childOf(n, m);
+  return n;
+}
+
+// The first move of `node`'s line that is not its parent's first child, or null on the
+// main line.
+function branchOf(node) {
+  let n = node;
+  while (n.parent && n.parent.children[0] === n) n = n.parent;
+  return n.parent ? n : null;
+}
+
+// Whether `promote` would change anything.
+export const promotable = (node) => branchOf(node) !== null;
+
 // Makes the line through `node` the main line where it leaves it: the variation it is in
 // becomes its parent's first child. Returns whether anything changed.
 export function promote(node) {
-  let n = node;
-  while (n.parent && n.parent.children[0] === n) n = n.parent;
-  if (!n.parent) return false;
+  const n = branchOf(node);
+  if (!n) return false;
   const sibs = n.parent.children;
   sibs.splice(sibs.indexOf(n), 1);
   sibs.unshift(n);
@@ -68,7 +96,7 @@ const shapeText = (s) => (s.to ? `${s.from}>${s.to}` : s.from);
 // What follows a move: its mark, comment and drawing.
 function notes(n) {
   let t = n.mark;
-  if (n.comment) t += ` {${n.comment}}`;
+  if (n.comment) t += ` {${n.comment.replace(/[\\}]/g, '\\$&')}}`;
   if (n.shapes.length) t += ` [${n.shapes.map(shapeText).join(' ')}]`;
   return t;
 }
@@ -101,8 +129,19 @@ export function studyText(tree) {
   return (tree.start !== START ? tree.start + ';' : '') + tokens.join(' ');
 }
 
-// A comment as the study text can hold it: one line, no closing brace.
-export const cleanComment = (t) => t.replace(/\s+/g, ' ').replace(/}/g, ')').trim();
+// A comment as the study text holds it: one line (a brace or a backslash in it is
+// written escaped, `\}` and `\\`).
+export const cleanComment = (t) => t.replace(/\s+/g, ' ').trim();
+
+// The end of the comment opened at `body[i]`: the index of its `}`, past escaped
+// characters, or -1.
+function commentEnd(body, i) {
+  for (let j = i + 1; j < body.length; j++) {
+    if (body[j] === '\\') j++;
+    else if (body[j] === '}') return j;
+  }
+  return -1;
+}
 
 // The tree of a study's text, under `rules`, at its root; throws an Error that says what
 // is wrong (the moves' legality is the server's to judge, when each position is shown).
@@ -131,10 +170,10 @@ export function parseStudy(text, rules) {
       cur.mark = m;
       i += m.length - 1;
     } else if (c === '{' || c === '[') {
-      const j = body.indexOf(c === '{' ? '}' : ']', i);
+      const j = c === '{' ? commentEnd(body, i) : body.indexOf(']', i);
       if (j < 0) throw new Error(`the '${c}' ${at(i)} is not closed`);
       const inner = body.slice(i + 1, j);
-      if (c === '{') cur.comment = cleanComment(inner);
+      if (c === '{') cur.comment = cleanComment(inner.replace(/\\(.)/g, '$1'));
       else {
         cur.shapes = inner.split(/\s+/).filter(Boolean).map((s) => {
           const m = /^([A-Fa-f])(?:>([A-Fa-f]))?$/.exec(s);

@@ -29,6 +29,11 @@ export function parseFen(fen) {
 
 export function fenOf(p) { return p.pits.join('-') + '-' + p.stores[0] + '-' + p.stores[1] + '-' + p.side; }
 
+// Whether keys typed at `target` are text for it (a text field) rather than commands
+// for the page; a checkbox or a button that has the focus takes no arrow keys.
+export const typingIn = (target) => target instanceof Element && (target.isContentEditable ||
+  target.matches('textarea, select, input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=file])'));
+
 export function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;

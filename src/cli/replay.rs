@@ -49,11 +49,16 @@ fn state_json(i: usize, g: &Game) -> Value {
 }
 
 /// A line without its comment: the text from a `#` on, unless the `#` is inside a
-/// study's `{comment}`.
+/// study's `{comment}` (where `\}` and `\\` are a brace and a backslash).
 fn strip_comment(line: &str) -> &str {
     let mut in_comment = false;
+    let mut escaped = false;
     for (i, c) in line.char_indices() {
+        if std::mem::take(&mut escaped) {
+            continue;
+        }
         match c {
+            '\\' if in_comment => escaped = true,
             '{' => in_comment = true,
             '}' => in_comment = false,
             '#' if !in_comment => return &line[..i],
@@ -80,7 +85,16 @@ fn main_line(moves: &str) -> Result<String, String> {
             }
             '{' | '[' => {
                 let close = if c == '{' { '}' } else { ']' };
-                if !chars.any(|x| x == close) {
+                let mut closed = false;
+                while let Some(x) = chars.next() {
+                    if x == '\\' && c == '{' {
+                        chars.next();
+                    } else if x == close {
+                        closed = true;
+                        break;
+                    }
+                }
+                if !closed {
                     return Err(format!("a '{c}' without its '{close}'"));
                 }
             }
@@ -169,4 +183,21 @@ pub fn run(a: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_study_comment_may_hold_an_escaped_brace() {
+        let line = r"F {a \} and a \\ # here} f (e) B # the file's comment";
+        assert_eq!(strip_comment(line), r"F {a \} and a \\ # here} f (e) B ");
+        let main: String = main_line(strip_comment(line))
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        assert_eq!(main, "FfB");
+        assert!(main_line(r"F {open \}").is_err());
+    }
 }

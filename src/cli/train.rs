@@ -38,6 +38,14 @@ pub struct Args {
     quiet: bool,
 }
 
+/// The config keys `--set` may change where a run resumes: its limits, and how a moved
+/// run refills its window (`rundir::effective_config` keeps the rest).
+const RESUME_KEYS: [&str; 3] = [
+    "train.iterations",
+    "train.time_limit_minutes",
+    "train.refill_fraction",
+];
+
 pub fn run(a: Args) -> Result<()> {
     let run_dir = match (&a.run_dir, &a.config) {
         (Some(d), _) => d.clone(),
@@ -74,7 +82,17 @@ pub fn run(a: Args) -> Result<()> {
     };
     let mut config = rundir::effective_config(&dir, config)?;
     if a.config.is_none() && !a.set.is_empty() {
-        // Resuming with overrides of the limits only (checked by effective_config).
+        // Resuming with overrides of the limits only.
+        for kv in &a.set {
+            let key = kv.split('=').next().unwrap_or("").trim();
+            if !RESUME_KEYS.contains(&key) {
+                bail!(
+                    "--set {kv}: a run resumes with its own config; only {} can change on \
+                     resume (start a new run with another --run-dir to change {key})",
+                    RESUME_KEYS.join(", ")
+                );
+            }
+        }
         let text = config.to_toml();
         let c = Config::from_toml(&text, &a.set)?;
         config = rundir::effective_config(&dir, Some(c))?;

@@ -45,6 +45,12 @@ pub trait EngineSearcher: Send + 'static {
     /// A new game starts: drop any state kept between moves.
     fn new_game(&mut self);
 
+    /// The deepest `go depth` this searcher takes; a deeper one searches this deep, and
+    /// the engine says so. Alpha-beta's deepest search by default.
+    fn max_depth(&self) -> u32 {
+        crate::search::alphabeta::MAX_DEPTH
+    }
+
     /// Searches `game` (never over) within `limits` until done or until `stop` becomes
     /// true, calling `info` with the result so far (at least once per finished
     /// iteration, as the searcher defines it). Returns the final result, whose

@@ -4,7 +4,7 @@ use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{EngineOption, EngineSearcher};
 use crate::game::{Game, Position, Preset, RuleSet, Side};
@@ -99,9 +99,9 @@ pub struct Go {
 
 /// Reads the words after `go`. It never fails: a GUI that sent `go` waits for a
 /// `bestmove`, so a word that cannot be used is ignored and said in `notes`, and the
-/// search runs on the rest; a depth beyond the deepest search (64) searches to 64.
-pub fn parse_go(words: &[&str]) -> Go {
-    let max_depth = crate::search::alphabeta::MAX_DEPTH;
+/// search runs on the rest; a depth beyond `max_depth`, the deepest the searcher takes
+/// ([`EngineSearcher::max_depth`]), searches to it.
+pub fn parse_go(words: &[&str], max_depth: u32) -> Go {
     let mut g = Go::default();
     let mut i = 0;
     while i < words.len() {
@@ -244,6 +244,7 @@ struct Running<S> {
     handle: JoinHandle<S>,
     stop: Arc<AtomicBool>,
     infinite: bool,
+    started: Instant,
 }
 
 /// The loop's state between commands.
@@ -346,7 +347,14 @@ where
         }
     }
     // The input ended without `quit` (`printf '…go depth 12\n' | oware engine`): a
-    // search with limits may finish and answer; an infinite one is stopped.
+    // search with limits may finish and answer; an infinite one is stopped as `stop`
+    // would stop it, but not before it has searched as long as a `go` without limits
+    // does, so that it answers a searched move.
+    if let Some(r) = &s.running
+        && r.infinite
+    {
+        std::thread::sleep(DEFAULT_MOVETIME.saturating_sub(r.started.elapsed()));
+    }
     if let Some(r) = s.running.take_if(|r| !r.infinite)
         && let Ok(searcher) = r.handle.join()
     {
@@ -484,17 +492,18 @@ impl<S: EngineSearcher, W: Write + Send + 'static> Server<S, W> {
 
     fn go(&mut self, words: &[&str]) {
         // Every `go` is answered by a `bestmove`: a GUI waits for one.
-        let go = parse_go(words);
-        for n in &go.notes {
-            self.say(&format!("info string {n}"));
-        }
-        if self.game.is_over() {
-            return self.say("bestmove 0000");
-        }
         let Some(mut searcher) = self.searcher.take() else {
             self.error("the engine cannot search any more");
             return self.say("bestmove 0000");
         };
+        let go = parse_go(words, searcher.max_depth());
+        for n in &go.notes {
+            self.say(&format!("info string {n}"));
+        }
+        if self.game.is_over() {
+            self.searcher = Some(searcher);
+            return self.say("bestmove 0000");
+        }
         let limits = go.limits(self.game.position().side);
         let infinite = go.infinite;
         let stop = Arc::new(AtomicBool::new(false));
@@ -520,6 +529,7 @@ impl<S: EngineSearcher, W: Write + Send + 'static> Server<S, W> {
             handle,
             stop,
             infinite,
+            started: Instant::now(),
         });
     }
 }
@@ -560,6 +570,10 @@ pub fn parse_position(rules: RuleSet, words: &[&str]) -> Result<Game, String> {
 mod tests {
     use super::*;
 
+    fn parse_go(words: &[&str]) -> Go {
+        super::parse_go(words, crate::search::alphabeta::MAX_DEPTH)
+    }
+
     #[test]
     fn go_words() {
         let g = parse_go(&["wtime", "10000", "btime", "3000", "binc", "100"]);
@@ -593,6 +607,9 @@ mod tests {
                 g.notes
             );
         }
+        // A searcher that takes deeper searches (the network's) searches what was asked.
+        let g = super::parse_go(&["depth", "99"], 10_000);
+        assert_eq!((g.limits(Side::South).depth, g.notes.len()), (Some(99), 0));
         let g = parse_go(&["infinite"]);
         assert_eq!(g.limits(Side::South), Limits::default());
         let g = parse_go(&[]);

@@ -513,6 +513,12 @@ impl EngineSearcher for MctsSearcher {
         self.cache.clear();
     }
 
+    /// `go depth D` is D·[`SIMS_PER_DEPTH`] simulations, not a depth: any D the
+    /// `Simulations` option could run is taken as asked.
+    fn max_depth(&self) -> u32 {
+        MAX_SIMULATIONS_OPTION / SIMS_PER_DEPTH
+    }
+
     fn search(
         &mut self,
         game: &Game,

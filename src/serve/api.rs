@@ -151,7 +151,9 @@ fn ok(v: Value) -> ApiResult {
     Ok(json_body(&v).into_response())
 }
 
-/// The request body as `T`; an empty body reads as `{}`.
+/// The request body as `T`; an empty body reads as `{}`. A byte-order mark before the
+/// JSON is skipped (RFC 8259 lets a reader ignore it); a key given twice is refused; a
+/// field of the wrong type is said in the words of the field ([`FIELD_KINDS`]).
 fn parse_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
     let bytes = body.map_err(|r| ApiError {
         status: r.status(),
@@ -159,16 +161,50 @@ fn parse_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Resul
     })?;
     let text =
         std::str::from_utf8(&bytes).map_err(|_| ApiError::bad("request body: not UTF-8 text"))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text = if text.trim().is_empty() { "{}" } else { text };
     let v: Value =
         serde_json::from_str(text).map_err(|e| ApiError::bad(format!("request body: {e}")))?;
     // serde would also read a struct from an array of its fields in order; only an
     // object names them.
-    if !v.is_object() {
+    let Some(fields) = v.as_object() else {
         return Err(ApiError::bad("request body: expected a JSON object"));
+    };
+    for (key, value) in fields {
+        if let Some((_, number, words)) = FIELD_KINDS.iter().find(|(k, ..)| *k == key.as_str()) {
+            let fits = value.is_null()
+                || (if *number {
+                    value.is_u64()
+                } else {
+                    value.is_string()
+                });
+            if !fits {
+                return Err(ApiError::bad(format!("{key} {value}: expected {words}")));
+            }
+        }
     }
-    serde_json::from_value(v).map_err(|e| ApiError::bad(format!("request body: {e}")))
+    // Read from the text, not from `v`, which kept only the last of a key given twice.
+    serde_json::from_str(text).map_err(|e| {
+        let e = e.to_string();
+        let e = match e.strip_prefix("duplicate field `") {
+            Some(rest) => format!("`{}` is given twice", rest.split('`').next().unwrap_or("")),
+            None => e,
+        };
+        ApiError::bad(format!("request body: {e}"))
+    })
 }
+
+/// Each field a request may carry: (name, whether it is a number, what it takes in words).
+const FIELD_KINDS: [(&str, bool, &str); 8] = [
+    ("fen", false, "a position's text, as a string"),
+    ("moves", false, "move letters, as a string"),
+    ("rules", false, "a rule set's name, as a string"),
+    ("level", false, "a level's name, as a string"),
+    ("sims", true, "a whole number of simulations"),
+    ("movetime_ms", true, "a whole number of milliseconds"),
+    ("seconds", true, "a whole number of seconds"),
+    ("depth", true, "a whole number of plies"),
+];
 
 /// The position fields every request may carry.
 #[derive(Debug, Default, Deserialize)]
@@ -870,10 +906,35 @@ mod tests {
         let e = parse_body::<PositionRequest>(body("{\"fenn\": 1}")).unwrap_err();
         assert!(e.message.contains("unknown field `fenn`"), "{e:?}");
         let e = parse_body::<BestMoveRequest>(body("{\"sims\": -3}")).unwrap_err();
-        assert!(
-            e.message.contains("sims") || e.message.contains("-3"),
-            "{e:?}"
-        );
+        assert_eq!(e.message, "sims -3: expected a whole number of simulations");
+        // A type error says what the field takes, never a Rust type's name.
+        for (text, said) in [
+            ("{\"sims\": 1e30}", "expected a whole number of simulations"),
+            ("{\"sims\": 2.5}", "expected a whole number of simulations"),
+            ("{\"fen\": 5}", "expected a position's text, as a string"),
+            ("{\"depth\": \"3\"}", "expected a whole number of plies"),
+        ] {
+            let e = parse_body::<SolveRequest>(body(text))
+                .err()
+                .or_else(|| parse_body::<BestMoveRequest>(body(text)).err())
+                .unwrap_or_else(|| panic!("{text} was taken"));
+            let field = text.split('"').nth(1).unwrap();
+            assert!(
+                e.message.starts_with(&format!("{field} ")) && e.message.ends_with(said),
+                "{text}: {}",
+                e.message
+            );
+            assert!(
+                !e.message.contains("u64") && !e.message.contains("floating"),
+                "{e:?}"
+            );
+        }
+        // A byte-order mark before the JSON is read past; a key given twice is refused.
+        let r: PositionRequest = parse_body(body("\u{feff}{\"moves\": \"Ff\"}")).unwrap();
+        assert_eq!(r.moves.as_deref(), Some("Ff"));
+        let e = parse_body::<PositionRequest>(body("{\"moves\": \"Ff\", \"moves\": \"Bb\"}"))
+            .unwrap_err();
+        assert!(e.message.contains("`moves` is given twice"), "{e:?}");
         assert!(parse_body::<PositionRequest>(body("[1,2")).is_err());
         let e = parse_body::<PositionRequest>(body("[null, null, null]")).unwrap_err();
         assert!(e.message.contains("JSON object"), "{e:?}");

@@ -185,6 +185,16 @@ pub fn train(
     fs::create_dir_all(run.samples())?;
     let mut session = Session::open(config, run, display, capsule.map(Path::to_path_buf))?;
     session.write_capsule()?;
+    // A run resumed at its limit trains nothing: the log says so, with how to go on,
+    // rather than how its steps would resume.
+    match session.limit_reached() {
+        Some(why) => session.log(why),
+        None => {
+            if let Some(n) = session.refill_note.take() {
+                session.log(n);
+            }
+        }
+    }
     while session.wants_another_iteration() {
         if !session.iteration(eval)? {
             break;
@@ -214,6 +224,9 @@ struct Session {
     capsule_said: bool,
     /// A line for the log after the iteration's report (the refill's progress).
     note: Option<String>,
+    /// How a run moved from a capsule takes its gradient steps, for the log once the run
+    /// is known to go on.
+    refill_note: Option<String>,
 }
 
 impl Session {
@@ -247,13 +260,15 @@ impl Session {
         let mut rows = metrics::read(&run.metrics())?;
         rows.retain(|r| r.iteration <= state.iteration);
         let mut learning = Learning::new(learner, &config);
-        learning.hold_below = refill_mark(&config, &state, window.len(), &log);
+        let (mark, refill_note) = refill_mark(&config, &state, window.len());
+        learning.hold_below = mark;
         Ok(Session {
             base_wall: state.wall_seconds,
             learning,
             capsule,
             capsule_said: false,
             note: None,
+            refill_note,
             started: Instant::now(),
             config,
             run,
@@ -292,6 +307,34 @@ impl Session {
     /// Wall seconds of the run so far, earlier sessions included.
     fn wall(&self) -> f64 {
         self.base_wall + self.started.elapsed().as_secs_f64()
+    }
+
+    /// Why a resumed run has nothing left to train under its limits, with how to extend
+    /// them; `None` while it has, and for a new run.
+    fn limit_reached(&self) -> Option<String> {
+        let (t, s) = (&self.config.train, &self.state);
+        if s.iteration == 0 {
+            return None;
+        }
+        let how = "nothing to train. To go on, raise it where the run resumes:";
+        if t.iterations > 0 && s.iteration >= t.iterations {
+            return Some(format!(
+                "the run already reached its limit of {} iterations: {how} --set \
+                 train.iterations={}",
+                t.iterations,
+                s.iteration * 2
+            ));
+        }
+        let minutes = self.wall() / 60.0;
+        (t.time_limit_minutes > 0.0 && minutes >= t.time_limit_minutes).then(|| {
+            format!(
+                "the run already reached its time limit of {} minutes ({minutes:.1} trained, \
+                 iteration {}): {how} --set train.time_limit_minutes={}",
+                t.time_limit_minutes,
+                s.iteration,
+                (t.time_limit_minutes * 2.0).ceil()
+            )
+        })
     }
 
     /// False once the run reached its iterations or its time, or was asked to stop.
@@ -559,10 +602,13 @@ impl Session {
         if s.refill > 0 && self.window.len() as u64 >= hold {
             s.refill = 0;
             self.learning.hold_below = 0;
-            self.note = Some(format!(
-                "the window holds {} samples again: gradient steps resume",
-                self.window.len()
-            ));
+            // Without a refill (train.refill_fraction = 0) the steps never stopped.
+            if hold > 0 {
+                self.note = Some(format!(
+                    "the window holds {} samples again: gradient steps resume",
+                    self.window.len()
+                ));
+            }
         } else if s.refill > 0 {
             self.note = Some(format!(
                 "refilling the window after the move: {} of {hold} samples, no gradient \
@@ -664,27 +710,28 @@ impl Session {
 
 /// The window size below which a run resumed from a capsule takes no gradient step:
 /// `train.refill_fraction` of the samples its window held, 0 when nothing is to refill.
-fn refill_mark(config: &Config, state: &RunState, window: usize, log: &dyn Fn(String)) -> u64 {
+/// With it, what the log says of it (`None` when nothing is to refill).
+fn refill_mark(config: &Config, state: &RunState, window: usize) -> (u64, Option<String>) {
     if state.refill == 0 {
-        return 0;
+        return (0, None);
     }
     // Never above the window's own size, which its chunks always reach.
     let size = config.train.window.size(state.total_seen) as u64;
     let mark = (state.refill.min(size) as f64 * config.train.refill_fraction).ceil() as u64;
     if mark == 0 {
-        log(format!(
+        let words = format!(
             "the window held {} samples before the move and holds {window}: gradient steps \
              go on at once, on the samples self-play brings (train.refill_fraction = 0)",
             state.refill
-        ));
-        return 0;
+        );
+        return (0, Some(words));
     }
-    log(format!(
+    let words = format!(
         "the window held {} samples before the move and holds {window}: self-play refills \
          {mark} (train.refill_fraction = {}) before gradient steps resume",
         state.refill, config.train.refill_fraction
-    ));
-    mark
+    );
+    (mark, Some(words))
 }
 
 /// A new run: its config and iteration 0's checkpoint (random weights, or

@@ -174,6 +174,42 @@ impl Browser {
             .unwrap_or_else(|e| panic!("clicking '{css}': {e}"));
     }
 
+    /// Types `text` into the element matching `css` as a user's keyboard would, after
+    /// clearing it (WebDriver key values such as `\u{E007}`, Enter, may be in `text`);
+    /// panics if there is none or it takes no typing (a read-only field).
+    pub fn type_into(&self, css: &str, text: &str) {
+        let el = self
+            .find(css)
+            .unwrap_or_else(|| panic!("nothing matches '{css}'"));
+        self.in_session("POST", &format!("/element/{el}/clear"), json!({}))
+            .unwrap_or_else(|e| panic!("clearing '{css}': {e}"));
+        self.in_session(
+            "POST",
+            &format!("/element/{el}/value"),
+            json!({ "text": text }),
+        )
+        .unwrap_or_else(|e| panic!("typing into '{css}': {e}"));
+    }
+
+    /// Presses the keys of `chord` together and lets them go, as a keyboard sends them
+    /// to whatever has the focus (WebDriver key values: `\u{E012}` is ←, `\u{E009}`
+    /// Ctrl).
+    pub fn press(&self, chord: &[&str]) {
+        let mut keys: Vec<Value> = chord
+            .iter()
+            .map(|k| json!({"type": "keyDown", "value": k}))
+            .collect();
+        keys.extend(
+            chord
+                .iter()
+                .rev()
+                .map(|k| json!({"type": "keyUp", "value": k})),
+        );
+        let actions = json!({"actions": [{"type": "key", "id": "keyboard", "actions": keys}]});
+        self.in_session("POST", "/actions", actions)
+            .unwrap_or_else(|e| panic!("pressing {chord:?}: {e}"));
+    }
+
     /// The text of the first element matching `css` ("" if none).
     pub fn text(&self, css: &str) -> String {
         self.exec(

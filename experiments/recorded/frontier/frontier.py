@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Draws frontier.png from frontier.csv: Elo against v1 (64 simulations a move) over the
+idle-equivalent machine-hours of a 2-core machine, log scale, one line per run.
+
+    python frontier.py                       # frontier.csv -> frontier.png, beside this file
+    python frontier.py --add-run continue=/work/runs/frontier/continue,share=0.3333 \\
+                       --add-run search=/work/runs/frontier/search,share=0.3333 \\
+                       --add-run blocks2=/work/runs/frontier/blocks2,share=0.3333
+
+--add-run NAME=RUN[,share=F][,label=TEXT][,machine=TEXT] adds a run that continues from
+another point of the picture (--base, default the long run's iteration 3000) and whose
+metrics.csv evaluates against that point's network: each evaluation becomes a point at
+base Elo + eval_elo (intervals added in quadrature) and base hours + wall_seconds × F / 3600
+(F: the share of the 2-core machine the run had; 1/3 for three arms side by side). RUN is
+a run directory (its metrics.csv and config.toml) or a metrics.csv. The added points are
+also written to --added-csv (default frontier-added.csv beside the picture).
+Needs matplotlib.
+"""
+import argparse
+import csv
+import math
+import os
+import tomllib
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def params(blocks, width, dim=354):
+    return dim * width + width + blocks * 2 * (width * width + width) + 6 * width + 6 + 4 * width + 4
+
+
+def read_points(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        for k in ("blocks", "width", "params", "iteration"):
+            r[k] = int(r[k])
+        for k in ("run_clock_h", "idle_h", "x_h", "elo", "elo_low", "elo_high"):
+            r[k] = float(r[k])
+    return rows
+
+
+def add_run(spec, base, default_machine):
+    name, _, rest = spec.partition("=")
+    path, *opts = rest.split(",")
+    opt = dict(o.split("=", 1) for o in opts)
+    share = float(opt.get("share", "1"))
+    run_dir = path if os.path.isdir(path) else os.path.dirname(path)
+    metrics = os.path.join(path, "metrics.csv") if os.path.isdir(path) else path
+    blocks, width = base["blocks"], base["width"]
+    cfg = os.path.join(run_dir, "config.toml")
+    if os.path.exists(cfg):
+        with open(cfg, "rb") as f:
+            model = tomllib.load(f).get("model", {})
+        blocks, width = model.get("blocks", blocks), model.get("width", width)
+    label = opt.get("label", f"{name}: from the long run's iteration 3000")
+    machine = opt.get("machine", default_machine)
+    common = dict(run=name, label=label, date=opt.get("date", ""), commit="", blocks=blocks, width=width, params=params(blocks, width),
+                  machine=machine, shipped="")
+    pts = [dict(common, point="start", iteration=0, run_clock_h=base["run_clock_h"], idle_h=base["idle_h"],
+                x_h=base["x_h"], elo=base["elo"], elo_low=base["elo_low"], elo_high=base["elo_high"],
+                method="reference", source=f"{base['run']} {base['point']}")]
+    with open(metrics, newline="") as f:
+        for r in csv.DictReader(f):
+            if not r.get("eval_elo") or not r.get("eval_elo_low") or not r.get("eval_elo_high"):
+                continue
+            e, lo, hi = float(r["eval_elo"]), float(r["eval_elo_low"]), float(r["eval_elo_high"])
+            h = float(r["wall_seconds"]) * share / 3600
+            elo = base["elo"] + e
+            pts.append(dict(common, point=f"iteration {r['iteration']}", iteration=int(r["iteration"]),
+                            run_clock_h=base["run_clock_h"] + float(r["wall_seconds"]) / 3600,
+                            idle_h=base["idle_h"] + h, x_h=base["x_h"] + h, elo=round(elo, 1),
+                            elo_low=round(elo - math.hypot(e - lo, base["elo"] - base["elo_low"]), 1),
+                            elo_high=round(elo + math.hypot(hi - e, base["elo_high"] - base["elo"]), 1),
+                            method="chained via the long run",
+                            source=f"{metrics}: eval against {r.get('eval_opponent', '')} "
+                                   f"(score {r.get('eval_score', '')}), plus {base['run']} {base['point']}; "
+                                   f"hours × share {share}"))
+    return pts
+
+
+STYLE = {  # method: marker, filled
+    "measured": ("o", True),
+    "recorded": ("s", True),
+    "recorded (4-ply)": ("s", True),
+    "chained via v2": ("o", False),
+    "chained via depth 12": ("D", False),
+    "chained via the long run": ("^", False),
+    "reference": ("o", True),
+}
+METHOD_TEXT = {
+    "measured": "measured here against v1 (1 000 games, 6-ply)",
+    "recorded": "recorded match against v1 (6-ply)",
+    "recorded (4-ply)": "recorded match against v1, 4-ply (small: the continuations' periodic 200 games)",
+    "chained via v2": "chained: recorded match against v2 + v2 against v1",
+    "chained via depth 12": "chained through alphabeta:depth=12 and the first quick network",
+    "chained via the long run": "chained: eval against the long run's iteration 3000 + its Elo",
+}
+COLOURS = {
+    "quick-1130": "#8c564b", "quick": "#c49c94", "quick-avx2": "#bcbd22", "quick-xeon": "#dbdb8d",
+    "default-55min": "#9467bd", "default": "#000000", "default-1202": "#17becf", "default-1203": "#1f77b4",
+    "continuation": "#7f7f7f", "continuation-5e-4": "#c7c7c7", "long-1204": "#d62728",
+    "continue": "#2ca02c", "search": "#ff7f0e", "blocks2": "#e377c2",
+}
+SHIP_OFFSET = {"quick-1130": (12, 8), "default-55min": (-12, 10), "default": (-12, 10), "default-1203": (-14, 12)}
+SHIP_TEXT = {"quick-1130": "shipped 11-30\n07:01", "default-55min": "shipped 11-30\n07:48",
+             "default": "v1", "default-1203": "v2"}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--csv", default=os.path.join(HERE, "frontier.csv"))
+    ap.add_argument("--out", default=os.path.join(HERE, "frontier.png"))
+    ap.add_argument("--add-run", action="append", default=[], metavar="NAME=RUN[,share=F][,label=T][,machine=T]")
+    ap.add_argument("--base", default="long-1204:3000", metavar="RUN:ITERATION")
+    ap.add_argument("--machine", default="", help="machine of the added runs (default: the base run's)")
+    ap.add_argument("--added-csv", default=None)
+    a = ap.parse_args()
+
+    pts = read_points(a.csv)
+    brun, bit = a.base.split(":")
+    base = next(p for p in pts if p["run"] == brun and p["iteration"] == int(bit) and p["method"] != "reference")
+    added = []
+    for spec in a.add_run:
+        added += add_run(spec, base, a.machine or base["machine"])
+    if added:
+        out = a.added_csv or os.path.join(os.path.dirname(a.out), "frontier-added.csv")
+        with open(out, "w", newline="") as f:
+            w = csv.DictWriter(f, list(pts[0].keys()))
+            w.writeheader()
+            w.writerows(added)
+        for p in added:
+            print(f"{p['run']:>10} {p['point']:>16}  {p['x_h']:6.2f} h  {p['elo']:+7.1f} "
+                  f"[{p['elo_low']:+.1f}, {p['elo_high']:+.1f}]")
+    pts += added
+
+    runs = []
+    for p in pts:
+        if p["run"] not in runs:
+            runs.append(p["run"])
+
+    # Single-point runs at the same hours are drawn a little apart (±4% in x).
+    singles = [r for r in runs if sum(1 for p in pts if p["run"] == r) == 1]
+    dodge = {}
+    for r in singles:
+        x = next(p["x_h"] for p in pts if p["run"] == r)
+        group = [s for s in singles if abs(math.log(next(p["x_h"] for p in pts if p["run"] == s) / x)) < 0.03]
+        i = group.index(r)
+        dodge[r] = 1 + 0.07 * (i - (len(group) - 1) / 2)
+
+    fig, ax = plt.subplots(figsize=(13, 8.5), dpi=110)
+    ax.set_xscale("log")
+    ax.axhline(0, color="#999999", lw=0.8, ls=":")
+    handles = []
+    for r in runs:
+        rp = sorted((p for p in pts if p["run"] == r), key=lambda p: p["x_h"])
+        c = COLOURS.get(r, None)
+        f = dodge.get(r, 1.0)
+        xs = [p["x_h"] * f for p in rp]
+        line, = ax.plot(xs, [p["elo"] for p in rp], "-", color=c, lw=1.6 if len(rp) > 1 else 0, zorder=2)
+        c = line.get_color()
+        for p, x in zip(rp, xs):
+            if p["method"] == "reference" and p["run"] != "default":
+                continue  # a continuation's start: the point of the run it continues
+            m, filled = STYLE.get(p["method"], ("o", True))
+            small = p["method"] == "recorded (4-ply)" and p["point"].startswith("iteration")  # periodic, 200 games
+            ax.errorbar(x, p["elo"], yerr=[[p["elo"] - p["elo_low"]], [p["elo_high"] - p["elo"]]], fmt="none",
+                        ecolor=c, elinewidth=0.8 if small else 1.1, capsize=0 if small else 3,
+                        alpha=0.3 if small else 0.8, zorder=3)
+            ax.plot(x, p["elo"], m, ms=4.5 if small else 8 if m != "D" else 7, mfc=c if filled else "white",
+                    mec=c, mew=1.6, zorder=4)
+            if p["shipped"]:
+                ax.plot(x, p["elo"], "*", ms=22, mfc="none", mec="#222222", mew=1.2, zorder=5)
+                ax.annotate(SHIP_TEXT.get(p["run"], "shipped"), (x, p["elo"]), textcoords="offset points",
+                            xytext=SHIP_OFFSET.get(p["run"], (-14, 14)), ha="left" if p["run"] == "quick-1130" else "right",
+                            fontsize=9, fontweight="bold", color="#222222")
+        p0 = rp[-1]
+        handles.append(Line2D([], [], color=c, marker="o", lw=1.6 if len(rp) > 1 else 0,
+                              label=f"{p0['label']}{' (' + p0['date'] if p0.get('date') else ''}"
+                                    f"{', ' + p0['commit'] if p0.get('commit') and ' ' not in p0['commit'] else ''}"
+                                    f"{')' if p0.get('date') else ''} · {p0['blocks']}×{p0['width']}, "
+                                    + f"{p0['params']:,}".replace(",", "\u2009") + f" params · {p0['machine']}"))
+    leg1 = ax.legend(handles=handles, loc="upper left", fontsize=8, title="run (network: blocks × width, "
+                     "parameters; machine: 2-vCPU)", title_fontsize=8.5, framealpha=0.92)
+    ax.add_artist(leg1)
+    used = {p["method"] for p in pts if p["method"] != "reference"}
+    mh = [Line2D([], [], ls="", marker=STYLE[m][0], mfc="#555555" if STYLE[m][1] else "white", mec="#555555",
+                 mew=1.5, ms=7, label=METHOD_TEXT[m]) for m in METHOD_TEXT if m in used]
+    mh.append(Line2D([], [], ls="", marker="*", ms=14, mfc="none", mec="#222222", label="shipped network"))
+    ax.legend(handles=mh, loc="lower right", fontsize=8, framealpha=0.92)
+
+    ticks = [0.1, 0.25, 0.5, 1, 2, 4, 8, 16]
+    lo = min(p["x_h"] for p in pts) * 0.8
+    hi = max(p["x_h"] for p in pts) * 1.35
+    ax.set_xticks([t for t in ticks if lo <= t <= hi])
+    ax.set_xticklabels([f"{t:g} h" for t in ticks if lo <= t <= hi])
+    ax.set_xlim(lo, hi)
+    ax.minorticks_off()
+    ax.grid(True, which="major", color="#e5e5e5", lw=0.8)
+    ax.set_xlabel("machine-hours of a 2-core machine, idle-equivalent (log scale); a continued run "
+                  "counts the hours of the network it started from")
+    ax.set_ylabel("Elo against v1 (checkpoints/oware-abapa-v1), both at 64 simulations a move; 95% intervals")
+    ax.set_title("oware-zero: strength against training time, every shipped network and recorded run "
+                 "(experiments/recorded/frontier)", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(a.out)
+    print(f"wrote {a.out}: {len(pts)} points, {len(runs)} runs")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""Network, MCTS, alpha-beta and the endgame tables from Python."""
+
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import oware_zero as oz
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SHIPPED = REPO / "checkpoints" / "oware-abapa"
+TABLES = REPO / "tablebases" / "abapa"
+
+
+@pytest.fixture(scope="module")
+def net():
+    return oz.Network.load(str(SHIPPED))
+
+
+def test_default_network_is_the_shipped_one():
+    n = oz.Network.load()
+    assert n.rules == "abapa" and n.input_dim == 354
+    assert pathlib.Path(n.path).resolve() == SHIPPED.resolve()
+
+
+def test_evaluate_is_batched_and_agrees_row_by_row(net):
+    env = oz.BatchEnv(64, seed=4, opening_plies=(0, 30))
+    obs, mask, _ = env.reset()
+    logits, value = net.evaluate(obs)
+    assert logits.shape == (64, 6) and value.shape == (64,)
+    assert logits.dtype == np.float32 and value.dtype == np.float32
+    assert np.all(np.abs(value) <= 1)
+    # One row at a time gives the same numbers as the batch.
+    for i in (0, 17, 63):
+        l1, v1 = net.evaluate(obs[i:i + 1].copy())
+        np.testing.assert_allclose(l1[0], logits[i], rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(v1[0], value[i], rtol=1e-4, atol=1e-5)
+    assert net.evaluate(np.zeros((0, 354), np.float32))[0].shape == (0, 6)
+
+
+def test_evaluate_rejects_bad_arrays(net):
+    for bad in (np.zeros((3, 354), np.float64), np.zeros((3, 14), np.float32),
+                np.zeros(354, np.float32), [[0.0] * 354]):
+        with pytest.raises(ValueError) as e:
+            net.evaluate(bad)
+        assert "\n" not in str(e.value)
+
+
+def test_network_wins_a_won_capture(net):
+    # South's F captures 5 and reaches 25: the network's search must find it.
+    pos = "0-0-0-0-0-2-1-2-5-5-5-5-20-3-S"
+    r = net.search(pos, simulations=64)
+    assert r.move == 5 and r.letter == "F"
+    assert sum(r.visits) >= 63 and r.visits[5] == max(r.visits)
+    assert r.value > 0.5
+    assert oz.alphabeta(pos, depth=1).move == 5
+
+
+def test_search_from_a_game_and_bad_input(net):
+    g = oz.Game(moves="FfBe")
+    r = net.search(g, simulations=32)
+    assert r.move in g.legal_moves()
+    assert [i for i, v in enumerate(r.visits) if v] == [a for a in g.legal_moves() if r.visits[a]]
+    with pytest.raises(ValueError):
+        net.search(g, simulations=0)
+    with pytest.raises(ValueError):
+        net.search(oz.Game("awari"), simulations=8)
+    over = oz.Game(position="0-0-0-0-0-2-1-2-5-5-5-5-20-3-S", moves="F")
+    assert net.search(over).move is None
+
+
+def test_alphabeta_finds_a_forced_win_and_rejects_bad_depths():
+    r = oz.alphabeta(oz.Game(), depth=4)
+    assert r.move in range(6) and r.depth == 4 and r.pv[0] == r.letter
+    with pytest.raises(ValueError):
+        oz.alphabeta(oz.Game(), depth=0)
+    with pytest.raises(ValueError):
+        oz.alphabeta("not a position", depth=3)
+
+
+def test_missing_or_damaged_checkpoints(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        oz.Network.load(str(tmp_path / "nowhere"))
+    with pytest.raises(ValueError):
+        oz.Network.load(str(tmp_path))  # exists, holds no checkpoint
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    for f in SHIPPED.iterdir():
+        if f.name != "optimizer.bpk":
+            (bad / f.name).write_bytes(f.read_bytes())
+    data = bytearray((bad / "model.bpk").read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (bad / "model.bpk").write_bytes(bytes(data))
+    with pytest.raises(ValueError) as e:
+        oz.Network.load(str(bad))
+    assert "\n" not in str(e.value)
+
+
+def _outcome(margin):
+    return "win" if margin > 0 else "draw" if margin == 0 else "loss"
+
+
+@pytest.mark.skipif(not TABLES.exists(), reason="no tables in this checkout")
+def test_tables_probe_keeps_not_proven_apart():
+    tb = oz.Tablebase(str(TABLES))
+    assert tb.rules == "abapa" and tb.max_seeds >= 2
+    assert tb.probe(oz.Position()) is None  # 48 seeds on the board: beyond the tables
+    # docs/tablebase.md: this board's entry is not proven (a repetition may decide it).
+    board = "0-0-0-0-0-0-0-1-0-0-0-1"
+    r = tb.probe(f"{board}-24-22-N")
+    assert r is not None and not r.exact
+    lo, hi = r.bounds
+    assert lo < hi and lo <= r.value <= hi
+    # With the same board, the stores decide whether the bounds prove the result:
+    # North's store minus South's plus the margin, at either bound.
+    answers = {}
+    for north in (22, 23, 24):
+        diff = north - (46 - north)
+        p = tb.probe(f"{board}-{46 - north}-{north}-N")
+        assert p.bounds == (lo, hi) and not p.exact
+        expected = _outcome(diff + lo) if _outcome(diff + lo) == _outcome(diff + hi) else None
+        assert p.proven == expected
+        answers[north] = p.proven
+    assert None in answers.values()
+    # An exact entry is proven, its bounds one value.
+    q = tb.probe("0-0-0-0-0-1-0-0-0-0-0-0-24-23-S")
+    if q.exact:
+        assert q.bounds == (q.value, q.value) and q.proven == q.outcome
+    with pytest.raises(FileNotFoundError):
+        oz.Tablebase(str(TABLES / "missing"))
+    with pytest.raises(ValueError):
+        oz.Tablebase(str(REPO / "docs"))  # exists, holds no tables
