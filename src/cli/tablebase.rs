@@ -413,7 +413,7 @@ fn verify(a: VerifyArgs) -> Result<()> {
         let p = tb.probe(&pos).expect("covered");
         let (v, e, [lo, hi]) = (p.value, p.exact, p.bounds);
         exact += e as u64;
-        let brute = solver.solve_near(&pos, v);
+        let brute = solver.solve_near(&pos, &[], v);
         let brute_nodes = solver.nodes();
         let known = prover.position(&pos, &[]).expect("covered");
         proofs.check(&pos, "the board", known.value(), brute.ok(), &mut examples);

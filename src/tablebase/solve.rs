@@ -96,10 +96,15 @@ impl<'a> Solver<'a> {
         r
     }
 
-    /// `solve` with no history, starting from a guess of the value (a table's): two
-    /// null-window searches prove the guess right, and a wrong guess costs a search on
-    /// the side it fails. Same result as `solve(pos, &[])`, usually far fewer nodes.
-    pub fn solve_near(&mut self, pos: &Position, guess: i32) -> Result<i32, Unsolved> {
+    /// `solve` starting from a guess of the value (a table's): two null-window searches
+    /// prove the guess right, and a wrong guess costs a search on the side it fails.
+    /// Same result as `solve(pos, history)`, usually far fewer nodes.
+    pub fn solve_near(
+        &mut self,
+        pos: &Position,
+        history: &[Position],
+        guess: i32,
+    ) -> Result<i32, Unsolved> {
         self.nodes = 0;
         let mut p = *pos;
         p.stores = [0, 0];
@@ -107,6 +112,7 @@ impl<'a> Solver<'a> {
         let mut total = 0;
         let mut run = |s: &mut Self, lo: i32, hi: i32| -> Result<i32, Unsolved> {
             s.seen.clear();
+            s.seen.extend(history.iter().map(key));
             s.nodes = total;
             let r = s.node(&p, lo, hi, 0);
             total = s.nodes;

@@ -105,7 +105,7 @@ fn agreement(rules: RuleSet, max: usize, node_limit: u64) -> [u64; 7] {
             let [lo, hi] = tb.probe(&p).unwrap().bounds;
             f[0] += 1;
             f[if exact { 1 } else { 2 }] += 1;
-            let near = solver.solve_near(&p, v);
+            let near = solver.solve_near(&p, &[], v);
             if n <= 3 {
                 // The guess only changes the work: a plain full-window solve agrees.
                 let full = solver.solve(&p, &[]);
@@ -561,7 +561,7 @@ fn entries_a_build_proves_by_search_agree_with_brute_force() {
                     assert_eq!(e.value, e0.value, "{} {p}", preset.name());
                 }
                 if n <= 5
-                    && let Ok(s) = solver.solve_near(&p, e.value)
+                    && let Ok(s) = solver.solve_near(&p, &[], e.value)
                 {
                     assert!(
                         (e.bounds[0]..=e.bounds[1]).contains(&s),
