@@ -191,3 +191,84 @@ fn search_and_players_probe_the_table() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(json(&out)["games"], 2);
 }
+
+#[test]
+fn probe_of_a_file_of_positions_answers_each_as_one_probe_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("fens.txt");
+    let fens = [
+        "0-0-0-0-0-1-0-0-0-0-0-0-23-24-S",
+        "0-0-5-0-0-0-1-1-0-0-0-1-20-20-S",
+        "0-0-0-0-0-0-0-1-0-0-0-1-24-22-N",
+    ];
+    std::fs::write(&f, format!("{}\n\n{}\n{};C\n", fens[0], fens[2], fens[1])).unwrap();
+    let (code, out, err) = oware(&[
+        "tablebase",
+        "probe",
+        "--tb",
+        TB,
+        "--fens",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<serde_json::Value> = out.lines().map(json).collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    for (row, (fen, moves)) in
+        rows.iter()
+            .zip([(fens[0], None), (fens[2], None), (fens[1], Some("C"))])
+    {
+        let mut args = vec!["tablebase", "probe", "--tb", TB, "--fen", fen, "--json"];
+        if let Some(m) = moves {
+            args.extend(["--moves", m]);
+        }
+        let (code, one, err) = oware(&args);
+        assert_eq!(code, 0, "{err}");
+        let mut one = json(&one);
+        let mut row = row.clone();
+        assert!(row["seconds"].as_f64().unwrap() >= 0.0, "{row}");
+        row["seconds"] = 0.into();
+        one["seconds"] = 0.into();
+        assert_eq!(row, one);
+    }
+    // A bad line is named, in one line.
+    std::fs::write(&f, format!("{}\n1-2-3\n", fens[0])).unwrap();
+    let (code, _, err) = oware(&[
+        "tablebase",
+        "probe",
+        "--tb",
+        TB,
+        "--fens",
+        f.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("line 2") && !err.contains("panicked"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn verify_checks_the_probes_proofs_against_brute_force() {
+    let (code, out, err) = oware(&[
+        "tablebase",
+        "verify",
+        "--tb",
+        TB,
+        "--positions",
+        "60",
+        "--max-seeds",
+        "7",
+        "--node-limit",
+        "100000",
+        "--prover-nodes",
+        "100000",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    let p = &v["prover"];
+    assert_eq!(p["disagree"], 0, "{v}");
+    assert!(p["checked"].as_u64().unwrap() > 60, "{v}");
+    assert!(
+        p["moves"].as_u64().unwrap() >= p["moves_proven"].as_u64().unwrap(),
+        "{v}"
+    );
+}

@@ -57,6 +57,14 @@ pub struct BuildArgs {
     /// Threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Also prove, by the search that carries the history, the value with no history of
+    /// every board with at most this many seeds that the retrograde analysis leaves
+    /// inexact; a proved entry is exact, and larger counts take it as an exit (0: none).
+    #[arg(long, default_value_t = 0)]
+    prove_seeds: usize,
+    /// Nodes of each of those searches.
+    #[arg(long, default_value_t = 20_000)]
+    prove_nodes: u64,
     /// Print one JSON object at the end instead of text.
     #[arg(long)]
     json: bool,
@@ -74,6 +82,11 @@ pub struct ProbeArgs {
     /// Moves to play first.
     #[arg(long)]
     moves: Option<String>,
+    /// Probe every position of this file instead (one FEN a line, optionally followed by
+    /// `;` and the moves to play first), printing one JSON object a line: the tables
+    /// are opened once.
+    #[arg(long, conflicts_with_all = ["fen", "moves"])]
+    fens: Option<PathBuf>,
     /// Nodes the search that carries the history may take for the position, and for
     /// each move, where the table does not prove the value.
     #[arg(long, default_value_t = 2_000_000)]
@@ -82,7 +95,8 @@ pub struct ProbeArgs {
     /// proven), `proven_by` (`table`, `search` or null), `bounds` ([low, high] where not
     /// proven and the position has no history), `table_value` and `exact` (the entry as
     /// stored), `history` (positions since the last capture), `moves` (letter → value,
-    /// or null where not proven), `nodes`.
+    /// or null where not proven), `nodes`, `seconds` (the proof's time, the tables
+    /// already open).
     #[arg(long)]
     json: bool,
 }
@@ -109,6 +123,11 @@ pub struct VerifyArgs {
     /// Give up on a board after this many search nodes (it is counted as unsolved).
     #[arg(long, default_value_t = 5_000_000)]
     node_limit: u64,
+    /// Nodes of the probe's proof search for the board and for each of its moves (as
+    /// `probe --node-limit`); every value it proves is checked against the brute-force
+    /// search wherever that one finishes.
+    #[arg(long, default_value_t = 200_000)]
+    prover_nodes: u64,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -154,7 +173,11 @@ fn build(a: BuildArgs) -> Result<()> {
         ))?;
     }
     let json = a.json;
-    let m = tablebase::build(rules, a.max_seeds, &a.out, a.threads, |r| {
+    let proving = tablebase::Proving {
+        seeds: a.prove_seeds,
+        nodes: if a.prove_seeds > 0 { a.prove_nodes } else { 0 },
+    };
+    let m = tablebase::build_proving(rules, a.max_seeds, &a.out, a.threads, proving, |r| {
         if json {
             return;
         }
@@ -205,7 +228,35 @@ fn known_text(k: &Known) -> String {
 
 fn probe(a: ProbeArgs) -> Result<()> {
     let tb = Tablebase::open(&a.tb)?;
-    let game = super::game_from(tb.rules(), a.fen.as_deref(), a.moves.as_deref())?;
+    let Some(path) = &a.fens else {
+        let game = super::game_from(tb.rules(), a.fen.as_deref(), a.moves.as_deref())?;
+        return super::out(&probe_one(&tb, &a, &game, a.json)?);
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("--fens {}: {e}", path.display()))?;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let (fen, moves) = match line.split_once(';') {
+            Some((f, m)) => (f.trim(), Some(m.trim()).filter(|m| !m.is_empty())),
+            None => (line, None),
+        };
+        let game = super::game_from(tb.rules(), Some(fen), moves)
+            .map_err(|e| anyhow::anyhow!("--fens {} line {}: {e:#}", path.display(), i + 1))?;
+        super::out(&probe_one(&tb, &a, &game, true)?)?;
+    }
+    Ok(())
+}
+
+/// The probe of one game's position, as text or one JSON line.
+fn probe_one(
+    tb: &Tablebase,
+    a: &ProbeArgs,
+    game: &crate::game::Game,
+    json: bool,
+) -> Result<String> {
     let pos = *game.position();
     let Some(p) = tb.probe(&pos) else {
         bail!(
@@ -215,10 +266,12 @@ fn probe(a: ProbeArgs) -> Result<()> {
             tb.max_seeds()
         );
     };
-    let history = since_capture(&game);
-    let prover = Prover::new(&tb, a.node_limit);
+    let history = since_capture(game);
+    let t0 = Instant::now();
+    let prover = Prover::new(tb, a.node_limit);
     let known = prover.position(&pos, &history).expect("covered");
     let moves = prover.moves(&pos, &history).expect("covered");
+    let seconds = t0.elapsed().as_secs_f64();
     let me = pos.side.index();
     let stores = pos.stores[me] as i32 - pos.stores[1 - me] as i32;
     let outcome = known.outcome(stores);
@@ -230,7 +283,7 @@ fn probe(a: ProbeArgs) -> Result<()> {
         .filter_map(|act| moves[act].map(|k| (move_letter(pos.side, act), k)))
         .collect();
     let total_nodes = nodes(&known) + legal.iter().map(|(_, k)| nodes(k)).sum::<u64>();
-    if a.json {
+    if json {
         let moves: serde_json::Map<_, _> = legal
             .iter()
             .map(|(l, k)| (l.to_string(), k.value().into()))
@@ -246,8 +299,9 @@ fn probe(a: ProbeArgs) -> Result<()> {
             "proven_by": proven_by, "bounds": bounds,
             "table_value": p.value, "exact": p.exact, "history": history.len(),
             "moves": moves, "nodes": total_nodes, "game_over": game.outcome().is_some(),
+            "seconds": (seconds * 1e6).round() / 1e6,
         });
-        return super::out(&format!("{v}\n"));
+        return Ok(format!("{v}\n"));
     }
     let mover = match pos.side {
         Side::South => "South",
@@ -307,10 +361,11 @@ fn probe(a: ProbeArgs) -> Result<()> {
     if total_nodes > 0 {
         // The same count as the JSON's `nodes`.
         s.push_str(&format!(
-            "search nodes in all: {total_nodes} (the position's search and each move's)\n"
+            "search nodes in all: {total_nodes} (the position's search and each move's), \
+             {seconds:.3} s\n"
         ));
     }
-    super::out(&s)
+    Ok(s)
 }
 
 fn verify(a: VerifyArgs) -> Result<()> {
@@ -337,11 +392,13 @@ fn verify(a: VerifyArgs) -> Result<()> {
         std::array::from_fn(|i| mv[i].unwrap_or(i32::MIN / 2))
     };
     let mut solver = Solver::new(rules, a.node_limit).with_order(&order);
+    let prover = Prover::new(&tb, a.prover_nodes);
     let mut rng = Rng::new(a.seed);
     let t0 = Instant::now();
     let (mut exact, mut agree, mut bad_exact, mut bad_rep, mut unsolved) = (0, 0, 0, 0, 0);
     let (mut outcome_bad, mut nodes, mut out_of_bounds) = (0u64, 0u64, 0u64);
     let mut examples = Vec::new();
+    let mut proofs = ProofCheck::default();
     for _ in 0..a.positions {
         let n = match a.seeds {
             Some(n) => n,
@@ -356,9 +413,22 @@ fn verify(a: VerifyArgs) -> Result<()> {
         let p = tb.probe(&pos).expect("covered");
         let (v, e, [lo, hi]) = (p.value, p.exact, p.bounds);
         exact += e as u64;
-        match solver.solve_near(&pos, v) {
+        let brute = solver.solve_near(&pos, &[], v);
+        let brute_nodes = solver.nodes();
+        let known = prover.position(&pos, &[]).expect("covered");
+        proofs.check(&pos, "the board", known.value(), brute.ok(), &mut examples);
+        let moves = prover.moves(&pos, &[]).expect("covered");
+        let brute_moves = solver.move_values(&pos, &[]);
+        for (act, (k, b)) in moves.iter().zip(brute_moves).enumerate() {
+            if let Some(k) = k {
+                let what = format!("move {}", move_letter(pos.side, act));
+                let b = b.and_then(|r| r.ok());
+                proofs.check_move(&pos, &what, k.value(), b, &mut examples);
+            }
+        }
+        match brute {
             Ok(s) => {
-                nodes += solver.nodes();
+                nodes += brute_nodes;
                 if !(lo..=hi).contains(&s) {
                     out_of_bounds += 1;
                     if examples.len() < 5 {
@@ -386,16 +456,26 @@ fn verify(a: VerifyArgs) -> Result<()> {
     }
     let solved = a.positions as u64 - unsolved;
     let secs = t0.elapsed().as_secs_f64();
+    let bad = bad_exact + out_of_bounds + proofs.disagree;
     if a.json {
         let v = serde_json::json!({
             "positions": a.positions, "max_seeds": a.max_seeds, "seed": a.seed,
             "exact_entries": exact, "solved": solved, "unsolved": unsolved,
             "agree": agree, "disagree_exact": bad_exact, "disagree_repetition": bad_rep,
             "disagree_sign": outcome_bad, "outside_bounds": out_of_bounds,
-            "disagreements": bad_exact + out_of_bounds, "bounds_stored": tb.has_bounds(),
+            "disagreements": bad, "bounds_stored": tb.has_bounds(),
             "search_nodes": nodes, "seconds": secs, "examples": examples,
+            "prover": {
+                "nodes": a.prover_nodes, "boards_proven": proofs.boards_proven,
+                "moves": proofs.moves, "moves_proven": proofs.moves_proven,
+                "checked": proofs.checked, "disagree": proofs.disagree,
+            },
         });
-        return super::out(&format!("{v}\n"));
+        super::out(&format!("{v}\n"))?;
+        if bad > 0 {
+            bail!("{bad} disagreements with the brute-force search");
+        }
+        return Ok(());
     }
     let pct = |x: u64, of: u64| 100.0 * x as f64 / of.max(1) as f64;
     let mut s = format!(
@@ -404,7 +484,9 @@ fn verify(a: VerifyArgs) -> Result<()> {
          solved by the history-aware search: {solved} (unsolved within {} nodes: {unsolved})\n\
          disagreements: {} (exact entries that differ: {bad_exact}; values outside the bounds: {out_of_bounds})\n\
          the stored value (the repetition score where not exact) is the search's in {agree} ({:.3}% of solved); \
-         repetition entries that differ: {bad_rep}, with the sign of the margin in {outcome_bad}\n",
+         repetition entries that differ: {bad_rep}, with the sign of the margin in {outcome_bad}\n\
+         the probe's proofs (--prover-nodes {}): {} of the boards and {} of their {} moves proven; \
+         {} of those values checked against the brute-force search, {} disagree\n",
         a.positions,
         a.max_seeds,
         rules.name(),
@@ -414,15 +496,22 @@ fn verify(a: VerifyArgs) -> Result<()> {
         a.node_limit,
         bad_exact + out_of_bounds,
         pct(agree, solved),
+        a.prover_nodes,
+        proofs.boards_proven,
+        proofs.moves_proven,
+        proofs.moves,
+        proofs.checked,
+        proofs.disagree,
     );
     for e in &examples {
         s.push_str(&format!("  {e}\n"));
     }
     super::out(&s)?;
-    if bad_exact + out_of_bounds > 0 {
+    if bad > 0 {
         bail!(
-            "{} disagreements with the search: {bad_exact} exact entries, {out_of_bounds} values outside the bounds",
-            bad_exact + out_of_bounds
+            "{bad} disagreements with the search: {bad_exact} exact entries, {out_of_bounds} \
+             values outside the bounds, {} values the probe proved",
+            proofs.disagree
         );
     }
     if !tb.has_bounds() {
@@ -432,4 +521,62 @@ fn verify(a: VerifyArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The probe's proofs against the brute-force search, in `verify`.
+#[derive(Default)]
+struct ProofCheck {
+    boards_proven: u64,
+    moves: u64,
+    moves_proven: u64,
+    checked: u64,
+    disagree: u64,
+}
+
+impl ProofCheck {
+    fn check(
+        &mut self,
+        pos: &Position,
+        what: &str,
+        proven: Option<i32>,
+        brute: Option<i32>,
+        examples: &mut Vec<String>,
+    ) {
+        self.boards_proven += proven.is_some() as u64;
+        self.compare(pos, what, proven, brute, examples);
+    }
+
+    fn check_move(
+        &mut self,
+        pos: &Position,
+        what: &str,
+        proven: Option<i32>,
+        brute: Option<i32>,
+        examples: &mut Vec<String>,
+    ) {
+        self.moves += 1;
+        self.moves_proven += proven.is_some() as u64;
+        self.compare(pos, what, proven, brute, examples);
+    }
+
+    fn compare(
+        &mut self,
+        pos: &Position,
+        what: &str,
+        proven: Option<i32>,
+        brute: Option<i32>,
+        examples: &mut Vec<String>,
+    ) {
+        if let (Some(p), Some(b)) = (proven, brute) {
+            self.checked += 1;
+            if p != b {
+                self.disagree += 1;
+                if examples.len() < 10 {
+                    examples.push(format!(
+                        "{pos} {what}: the probe proved {p:+}, brute force {b:+}"
+                    ));
+                }
+            }
+        }
+    }
 }

@@ -56,6 +56,17 @@ pub struct Manifest {
     pub value: String,
     /// One entry per seed count, 0..=max_seeds in order.
     pub files: Vec<FileEntry>,
+    /// Boards of at most this many seeds were also proved by the search that carries
+    /// the history (`oware tablebase build --prove-seeds`; 0: none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub prove_seeds: usize,
+    /// Nodes of each of those searches (`--prove-nodes`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub prove_nodes: u64,
+}
+
+fn is_zero<T: Default + PartialEq>(x: &T) -> bool {
+    *x == T::default()
 }
 
 /// One seed count's file in the manifest.
@@ -94,6 +105,16 @@ impl Manifest {
             max_seeds: 0,
             value: VALUE_MEANING.into(),
             files: Vec::new(),
+            prove_seeds: 0,
+            prove_nodes: 0,
+        }
+    }
+
+    /// What the build proved by search ([`super::Proving`]).
+    pub fn proving(&self) -> super::Proving {
+        super::Proving {
+            seeds: self.prove_seeds,
+            nodes: self.prove_nodes,
         }
     }
 

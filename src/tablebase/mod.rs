@@ -34,12 +34,17 @@
 //! board's bounds instead of its value), and bit 7 of an entry, **exact**, says those
 //! bounds meet: the value is then proven, through every smaller table.
 //!
+//! Where an entry is not exact, or the position has a history, [`prove`] proves the
+//! value by a search that carries the history ([`history_search`]), checked against the
+//! brute-force [`solve::Solver`].
+//!
 //! # Layout
 //! One file per seed count (`seeds-NN.tb`, see [`file`]) and `manifest.json`; the
 //! board index is the combinatorial rank of the 12 pit counts ([`index`]).
 
 pub mod build;
 pub mod file;
+pub mod history_search;
 pub mod index;
 pub mod prove;
 pub mod solve;
@@ -395,6 +400,51 @@ pub fn build(
     max_seeds: usize,
     dir: &Path,
     threads: usize,
+    on_count: impl FnMut(&BuildReport),
+) -> Result<Manifest, TablebaseError> {
+    build_proving(rules, max_seeds, dir, threads, Proving::default(), on_count)
+}
+
+/// Which boards a build also proves by the search that carries the history
+/// ([`history_search::prove_top_count`]): those of at most `seeds` seeds whose bounds
+/// do not meet, each within `nodes` nodes. The default proves none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Proving {
+    /// The largest seed count proved (0: none).
+    pub seeds: usize,
+    /// Nodes of each board's search.
+    pub nodes: u64,
+}
+
+/// Solves count `n` (the next one) onto `tables` and `bounds`, and proves what
+/// `proving` asks of it.
+fn solve_and_prove(
+    rules: RuleSet,
+    n: usize,
+    tables: &mut Vec<Vec<u8>>,
+    bounds: &mut Vec<build::Bounds>,
+    proving: Proving,
+    pool: &rayon::ThreadPool,
+) -> CountStats {
+    debug_assert_eq!(tables.len(), n);
+    let (t, b, mut stats) = pool.install(|| build::solve_count(rules, n, &tables[..], &bounds[..]));
+    tables.push(t);
+    bounds.push(b);
+    if n <= proving.seeds && proving.nodes > 0 {
+        stats.exact +=
+            pool.install(|| history_search::prove_top_count(rules, tables, bounds, proving.nodes));
+    }
+    stats
+}
+
+/// [`build`], also proving by search what `proving` asks (recorded in the manifest; a
+/// resumed build must ask the same).
+pub fn build_proving(
+    rules: RuleSet,
+    max_seeds: usize,
+    dir: &Path,
+    threads: usize,
+    proving: Proving,
     mut on_count: impl FnMut(&BuildReport),
 ) -> Result<Manifest, TablebaseError> {
     if max_seeds > 30 {
@@ -420,6 +470,19 @@ pub fn build(
         }
         None => Manifest::new(rules),
     };
+    if manifest.proving() != proving {
+        if manifest.files.is_empty() {
+            (manifest.prove_seeds, manifest.prove_nodes) = (proving.seeds, proving.nodes);
+        } else {
+            return Err(TablebaseError::Argument(format!(
+                "{}: these tables were built with --prove-seeds {} --prove-nodes {}; \
+                 resume with the same",
+                dir.display(),
+                manifest.prove_seeds,
+                manifest.prove_nodes
+            )));
+        }
+    }
     let mut tables: Vec<Vec<u8>> = Vec::new();
     // A resumed build solves the counts it has again, in memory, and checks each against
     // its file; a file of format 2 (no bounds) is written again with them.
@@ -429,23 +492,21 @@ pub fn build(
             break;
         }
         let stored = file::read_table(dir, rules, &e)?;
-        let (entries, b, _) =
-            pool.install(|| build::solve_count(rules, tables.len(), &tables, &bounds));
-        if entries != stored.entries || (stored.stored_bounds && b != stored.bounds) {
+        let n = tables.len();
+        solve_and_prove(rules, n, &mut tables, &mut bounds, proving, &pool);
+        if tables[n] != stored.entries || (stored.stored_bounds && bounds[n] != stored.bounds) {
             return Err(TablebaseError::Corrupt {
                 path: dir.join(&e.file),
                 what: "differs from the same count solved again (built by another version?)".into(),
             });
         }
         if !stored.stored_bounds {
-            let again = file::write_table(dir, rules, e.seeds, &entries, &b)?;
+            let again = file::write_table(dir, rules, e.seeds, &tables[n], &bounds[n])?;
             (e.bytes, e.checksum) = (again.bytes, again.checksum);
             manifest.files[e.seeds] = e.clone();
             manifest.version = file::FORMAT_VERSION;
             manifest.write(dir)?;
         }
-        tables.push(entries);
-        bounds.push(b);
         on_count(&BuildReport {
             entry: e,
             resumed: true,
@@ -453,14 +514,12 @@ pub fn build(
     }
     for n in tables.len()..=max_seeds {
         let t0 = Instant::now();
-        let (entries, b, stats) = pool.install(|| build::solve_count(rules, n, &tables, &bounds));
-        let mut entry = file::write_table(dir, rules, n, &entries, &b)?;
-        bounds.push(b);
+        let stats = solve_and_prove(rules, n, &mut tables, &mut bounds, proving, &pool);
+        let mut entry = file::write_table(dir, rules, n, &tables[n], &bounds[n])?;
         entry.exact = stats.exact;
         entry.decided = stats.decided;
         entry.inner_moves = stats.inner_moves;
         entry.build_seconds = (t0.elapsed().as_secs_f64() * 100.0).round() / 100.0;
-        tables.push(entries);
         manifest.files.truncate(n);
         manifest.files.push(entry.clone());
         manifest.max_seeds = n;
@@ -476,12 +535,20 @@ pub fn build(
 
 /// Builds the tables up to `max_seeds` in memory (tests and small tools).
 pub fn build_in_memory(rules: RuleSet, max_seeds: usize) -> Tablebase {
+    build_in_memory_proving(rules, max_seeds, Proving::default())
+}
+
+/// [`build_in_memory`], also proving by search what `proving` asks.
+pub fn build_in_memory_proving(rules: RuleSet, max_seeds: usize, proving: Proving) -> Tablebase {
     let mut tables = Vec::new();
     let mut bounds = Vec::new();
     for n in 0..=max_seeds {
         let (t, b, _) = build::solve_count(rules, n, &tables, &bounds);
         tables.push(t);
         bounds.push(b);
+        if n <= proving.seeds && proving.nodes > 0 {
+            history_search::prove_top_count(rules, &mut tables, &mut bounds, proving.nodes);
+        }
     }
     Tablebase::from_tables(rules, tables, bounds)
 }

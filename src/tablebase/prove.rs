@@ -3,11 +3,16 @@
 //!
 //! A table entry is the value of its board met with no history since the last capture,
 //! and it is proven only where it is *exact*. A position with history, or whose entry a
-//! repetition may decide, is searched from its own history instead (the table orders the
-//! moves). What the search cannot finish within `node_limit` stays unproven, known only
-//! within the table's bounds (when there is no history).
+//! repetition may decide, is searched from its own history instead
+//! ([`HistorySearch`]: the table's bounds, its value as the first guess and what earlier
+//! searches proved about boards with no history). What the search cannot finish within
+//! `node_limit` stays unproven, known only within the table's bounds (when there is no
+//! history).
 
-use super::solve::{Solver, Unsolved};
+use std::cell::RefCell;
+
+use super::history_search::HistorySearch;
+use super::solve::Unsolved;
 use super::{Tablebase, TbOutcome};
 use crate::game::{Game, Position, move_letter};
 
@@ -141,16 +146,20 @@ impl Known {
     }
 }
 
-/// Proves values with `tb`, each search within `node_limit` nodes.
+/// Proves values with `tb`, each search within `node_limit` nodes. Its searches share
+/// what they prove about boards with no history.
 pub struct Prover<'a> {
     tb: &'a Tablebase,
-    node_limit: u64,
+    search: RefCell<HistorySearch<'a>>,
 }
 
 impl<'a> Prover<'a> {
     /// A prover over `tb`.
     pub fn new(tb: &'a Tablebase, node_limit: u64) -> Prover<'a> {
-        Prover { tb, node_limit }
+        Prover {
+            tb,
+            search: RefCell::new(HistorySearch::new(tb, node_limit)),
+        }
     }
 
     /// What is known of `pos` (stores ignored) with `history`: the positions since the
@@ -160,16 +169,8 @@ impl<'a> Prover<'a> {
         if history.is_empty() && p.exact {
             return Some(Known::Proven(p.value, Source::Table));
         }
-        let order = |q: &Position| -> [i32; 6] {
-            let mv = self.tb.move_values(q).unwrap_or([None; 6]);
-            std::array::from_fn(|a| mv[a].unwrap_or(i32::MIN / 2))
-        };
-        let mut solver = Solver::new(self.tb.rules(), self.node_limit).with_order(&order);
-        let result = if history.is_empty() {
-            solver.solve_near(pos, p.value)
-        } else {
-            solver.solve(pos, history)
-        };
+        let mut solver = self.search.borrow_mut();
+        let result = solver.solve(pos, history);
         Some(match result {
             Ok(v) => Known::Proven(v, Source::Search(solver.nodes())),
             Err(why) => Known::Unproven {

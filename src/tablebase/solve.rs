@@ -96,10 +96,15 @@ impl<'a> Solver<'a> {
         r
     }
 
-    /// `solve` with no history, starting from a guess of the value (a table's): two
-    /// null-window searches prove the guess right, and a wrong guess costs a search on
-    /// the side it fails. Same result as `solve(pos, &[])`, usually far fewer nodes.
-    pub fn solve_near(&mut self, pos: &Position, guess: i32) -> Result<i32, Unsolved> {
+    /// `solve` starting from a guess of the value (a table's): two null-window searches
+    /// prove the guess right, and a wrong guess costs a search on the side it fails.
+    /// Same result as `solve(pos, history)`, usually far fewer nodes.
+    pub fn solve_near(
+        &mut self,
+        pos: &Position,
+        history: &[Position],
+        guess: i32,
+    ) -> Result<i32, Unsolved> {
         self.nodes = 0;
         let mut p = *pos;
         p.stores = [0, 0];
@@ -107,6 +112,7 @@ impl<'a> Solver<'a> {
         let mut total = 0;
         let mut run = |s: &mut Self, lo: i32, hi: i32| -> Result<i32, Unsolved> {
             s.seen.clear();
+            s.seen.extend(history.iter().map(key));
             s.nodes = total;
             let r = s.node(&p, lo, hi, 0);
             total = s.nodes;
@@ -124,6 +130,40 @@ impl<'a> Solver<'a> {
         };
         self.nodes = total;
         Ok(r)
+    }
+
+    /// Each legal move's margin for the mover of `pos` (stores ignored) with `history`
+    /// behind it (as in [`Solver::solve`]): the move's gain plus what the position after
+    /// it is worth to him, searched with `pos` added to the history, or with none after a
+    /// capture. `None` for an illegal move.
+    pub fn move_values(
+        &mut self,
+        pos: &Position,
+        history: &[Position],
+    ) -> [Option<Result<i32, Unsolved>>; 6] {
+        let rules = self.rules;
+        let mut p = *pos;
+        p.stores = [0, 0];
+        let legal = p.legal_moves(rules);
+        let mut after = history.to_vec();
+        after.push(p);
+        let me = p.side;
+        std::array::from_fn(|a| {
+            if legal & (1 << a) == 0 {
+                return None;
+            }
+            let mut q = p;
+            q.apply(rules, a);
+            let gain = q.stores[me.index()] as i32 - q.stores[1 - me.index()] as i32;
+            let capture = gain != 0 || q.board_seeds() < p.board_seeds();
+            let sign = if q.side == me { 1 } else { -1 };
+            q.stores = [0, 0];
+            if !capture && after.iter().any(|h| key(h) == key(&q)) {
+                return Some(Ok(self.repetition_margin(&q, me)));
+            }
+            let h: &[Position] = if capture { &[] } else { &after };
+            Some(self.solve(&q, h).map(|x| gain + sign * x))
+        })
     }
 
     fn repetition_margin(&self, q: &Position, me: Side) -> i32 {

@@ -105,7 +105,7 @@ fn agreement(rules: RuleSet, max: usize, node_limit: u64) -> [u64; 7] {
             let [lo, hi] = tb.probe(&p).unwrap().bounds;
             f[0] += 1;
             f[if exact { 1 } else { 2 }] += 1;
-            let near = solver.solve_near(&p, v);
+            let near = solver.solve_near(&p, &[], v);
             if n <= 3 {
                 // The guess only changes the work: a plain full-window solve agrees.
                 let full = solver.solve(&p, &[]);
@@ -524,4 +524,99 @@ fn retrograde_sweep_matches_value_iteration_on_every_board_up_to_9_seeds() {
             preset.name()
         );
     }
+}
+
+#[test]
+fn entries_a_build_proves_by_search_agree_with_brute_force() {
+    // Tables up to 6 seeds, every inexact board of up to 6 seeds searched; every board
+    // with at most 5 seeds then compared with the brute-force search, under each rule
+    // set: no exact entry may differ, and the proofs must add exact entries.
+    for preset in Preset::ALL {
+        let rules = RuleSet::from_preset(preset);
+        let plain = build_in_memory(rules, 6);
+        let proving = Proving {
+            seeds: 6,
+            nodes: 20_000,
+        };
+        let tb = build_in_memory_proving(rules, 6, proving);
+        let order = |p: &Position| -> [i32; 6] {
+            let mv = tb.move_values(p).unwrap();
+            std::array::from_fn(|a| mv[a].unwrap_or(i32::MIN / 2))
+        };
+        let mut solver = Solver::new(rules, 200_000).with_order(&order);
+        let (mut exact_before, mut exact_after, mut compared) = (0, 0, 0);
+        for n in 0..=6 {
+            for p in boards(n) {
+                let e = tb.probe(&p).unwrap();
+                let e0 = plain.probe(&p).unwrap();
+                exact_before += e0.exact as u64;
+                exact_after += e.exact as u64;
+                // A proof never widens what was known.
+                assert!(
+                    e0.bounds[0] <= e.bounds[0] && e.bounds[1] <= e0.bounds[1],
+                    "{} {p}",
+                    preset.name()
+                );
+                if e0.exact {
+                    assert_eq!(e.value, e0.value, "{} {p}", preset.name());
+                }
+                if n <= 5
+                    && let Ok(s) = solver.solve_near(&p, &[], e.value)
+                {
+                    assert!(
+                        (e.bounds[0]..=e.bounds[1]).contains(&s),
+                        "{} {p}: {s} outside {:?}",
+                        preset.name(),
+                        e.bounds
+                    );
+                    if e.exact {
+                        compared += 1;
+                        assert_eq!(s, e.value, "{} {p}: a proved entry differs", preset.name());
+                    }
+                }
+            }
+        }
+        println!(
+            "{}: exact entries up to 6 seeds {exact_before} -> {exact_after}, {compared} compared",
+            preset.name()
+        );
+        assert!(compared > 3_000, "{}: {compared}", preset.name());
+        if rules.repetition == crate::game::Leftover::OwnRow {
+            assert!(
+                exact_after > exact_before,
+                "{}: nothing proved",
+                preset.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_proving_build_resumes_only_with_the_same_proving() {
+    let rules = RuleSet::abapa();
+    let dir = tempfile::tempdir().unwrap();
+    let proving = Proving {
+        seeds: 4,
+        nodes: 10_000,
+    };
+    build_proving(rules, 3, dir.path(), 1, proving, |_| {}).unwrap();
+    let mut resumed = 0;
+    let m = build_proving(rules, 5, dir.path(), 1, proving, |r| {
+        resumed += r.resumed as usize
+    })
+    .unwrap();
+    assert_eq!(resumed, 4);
+    assert_eq!(m.proving(), proving);
+    // The files hold what the same build in memory holds.
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let mem = build_in_memory_proving(rules, 5, proving);
+    for n in 0..=5 {
+        for p in boards(n) {
+            assert_eq!(tb.probe(&p), mem.probe(&p), "{p}");
+        }
+    }
+    let err = build(rules, 6, dir.path(), 1, |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("--prove-seeds 4 --prove-nodes 10000"), "{err}");
 }

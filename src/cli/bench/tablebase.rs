@@ -1,5 +1,6 @@
 //! `oware bench tablebase`: retrograde analysis speed (boards solved per second, built
-//! in memory) and probe time on random positions.
+//! in memory), probe time on random positions, and the speed of the proof search that
+//! carries the history (`tablebase probe`'s, on random boards whose entry is not exact).
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -9,6 +10,7 @@ use anyhow::Result;
 
 use crate::game::{Position, RuleSet, Side};
 use crate::rng::Rng;
+use crate::tablebase::prove::{Known, Prover, Source};
 use crate::tablebase::{Tablebase, build, index};
 
 /// Arguments of `oware bench tablebase`.
@@ -23,6 +25,10 @@ pub struct Args {
     /// Probes to time.
     #[arg(long, default_value_t = 2_000_000)]
     probes: usize,
+    /// Random boards whose entry is not exact to prove (value and moves, no history),
+    /// each search within 100 000 nodes (the web app's budget).
+    #[arg(long, default_value_t = 32)]
+    proofs: usize,
     /// Threads of the build (0: one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -79,20 +85,49 @@ pub fn run(a: Args) -> Result<()> {
     black_box(acc);
     let probe_ns = t.elapsed().as_secs_f64() * 1e9 / a.probes.max(1) as f64;
     let rate = boards as f64 / build_secs.max(1e-9);
+    // Proofs: boards the table does not settle, made before the clock starts.
+    let hard: Vec<Position> = sample
+        .iter()
+        .filter(|p| tb.probe(p).is_some_and(|e| !e.exact))
+        .take(a.proofs)
+        .copied()
+        .collect();
+    let t = Instant::now();
+    let (mut proof_nodes, mut proven) = (0u64, 0usize);
+    for p in &hard {
+        let prover = Prover::new(&tb, 100_000);
+        let mut ks = vec![prover.position(p, &[]).expect("covered")];
+        ks.extend(prover.moves(p, &[]).expect("covered").into_iter().flatten());
+        proven += ks[0].value().is_some() as usize;
+        for k in ks {
+            proof_nodes += match k {
+                Known::Proven(_, Source::Search(n)) | Known::Unproven { nodes: n, .. } => n,
+                Known::Proven(_, Source::Table) => 0,
+            };
+        }
+    }
+    let proof_secs = t.elapsed().as_secs_f64();
+    let proof_ms = proof_secs * 1e3 / hard.len().max(1) as f64;
+    let proof_nps = proof_nodes as f64 / proof_secs.max(1e-9);
     if a.json {
         let v = serde_json::json!({
             "max_seeds": a.max_seeds.min(16), "boards": boards, "build_seconds": build_secs,
             "boards_per_second": rate, "threads": threads, "probe_tables_max_seeds": tb.max_seeds(),
-            "probe_ns": probe_ns,
+            "probe_ns": probe_ns, "proofs": hard.len(), "proofs_proven": proven,
+            "proof_ms": proof_ms, "proof_nodes_per_second": proof_nps,
         });
         super::super::out(&format!("{v}\n"))
     } else {
         super::super::out(&format!(
             "build (abapa, 0..={} seeds, {boards} boards, {threads} threads): {build_secs:.2} s, {:.2} M boards/s\n\
-             probe ({} seeds max, random boards): {probe_ns:.1} ns\n",
+             probe ({} seeds max, random boards): {probe_ns:.1} ns\n\
+             proof search ({} random boards not exact, value and moves, 100 000 nodes a search): \
+             {proof_ms:.1} ms a board, {:.2} M nodes/s, {proven} values proven\n",
             a.max_seeds.min(16),
             rate / 1e6,
-            tb.max_seeds()
+            tb.max_seeds(),
+            hard.len(),
+            proof_nps / 1e6,
         ))
     }
 }

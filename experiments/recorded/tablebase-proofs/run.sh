@@ -1,0 +1,19 @@
+#!/bin/sh
+# The measurements of README.md, from the repository root:
+#   sh experiments/recorded/tablebase-proofs/run.sh BEFORE_BINARY AFTER_BINARY [TB20]
+# BEFORE_BINARY has no `probe --fens` (one process per position, timed with its wall
+# time); AFTER_BINARY has. TB20, if given, is a directory of tables built to 20 seeds
+# (`oware tablebase build --max-seeds 20 --out TB20`, outside the repository).
+set -e
+D=experiments/recorded/tablebase-proofs
+M="python3 $D/measure.py"
+$M --oware "$2" --tb tablebases/abapa --min-seeds 2 --max-seeds 12 --positions 500 --seed 2 \
+   --budgets 2000000,100000 > $D/after-2-12.json
+$M --oware "$2" --tb tablebases/abapa --min-seeds 2 --max-seeds 12 --positions 80 --seed 1 \
+   --budgets 2000000,100000 --per-call > $D/after-2-12-per-call.json
+$M --oware "$1" --tb tablebases/abapa --min-seeds 2 --max-seeds 12 --positions 80 --seed 1 \
+   --budgets 2000000,100000 --per-call > $D/before-2-12.json
+if [ -n "$3" ]; then
+  $M --oware "$2" --tb "$3" --min-seeds 13 --max-seeds 20 --positions 60 --seed 3 \
+     --budgets 100000,2000000 > $D/after-13-20.json
+fi
