@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use super::ServeLimits;
 use super::pool::SearchPool;
-use super::runs::{RunError, RunsIndex};
+use super::runs::{RunError, RunsIndex, real_dir};
 use crate::net::{DeviceKind, NetEvaluator};
 use crate::search::mcts::MctsConfig;
 use crate::tablebase::Tablebase;
@@ -60,7 +60,7 @@ impl CheckpointPools {
         })?;
         let dir = run.path.join("checkpoints").join(ck);
         // A link could lead out of the runs' folder: only a real folder is loaded.
-        if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+        if !real_dir(&run.path.join("checkpoints")) || !real_dir(&dir) {
             return Err(format!(
                 "model {name:?}: run {run_id} has no checkpoint {ck} (GET /api/v1/runs/checkpoints lists them)"
             ));

@@ -14,6 +14,9 @@ const MAX_GAMES_BYTES: u64 = 16 << 20;
 
 /// The newest `RUN/games/iter-NNNN.txt` and its number, if any.
 fn latest_games_file(run: &Path) -> Option<(String, u64)> {
+    if !super::real_dir(&run.join("games")) {
+        return None;
+    }
     std::fs::read_dir(run.join("games"))
         .ok()?
         .flatten()
@@ -68,6 +71,9 @@ pub fn checkpoints(run: &Path, m: Option<&Metrics>) -> Vec<Value> {
     let latest = super::read_capped(&dir.join("latest"), 256)
         .map(|s| s.trim().to_string())
         .unwrap_or_default();
+    if !super::real_dir(&dir) {
+        return Vec::new();
+    }
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Vec::new();
     };

@@ -173,6 +173,12 @@ fn metrics_file(run: &Found) -> PathBuf {
     }
 }
 
+/// Whether `path` is a folder itself, not a link to one (which could lead out of the
+/// root): a run's `games/` and `checkpoints/` are listed only then.
+pub fn real_dir(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+}
+
 /// The text of `path`, a plain file (not a link) of at most `max` bytes.
 pub fn read_capped(path: &Path, max: u64) -> Result<String, String> {
     use std::io::Read;

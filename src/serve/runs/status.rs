@@ -144,12 +144,16 @@ pub fn summary(kind: Kind, path: &Path, m: Result<&Metrics, &str>) -> Value {
     let secs = wall.unwrap_or(0.0);
     let at_limit = (limits.iterations > 0 && it >= limits.iterations as f64)
         || (limits.minutes > 0.0 && secs >= limits.minutes * 60.0);
-    let state = match () {
-        _ if running => State::Running,
-        _ if kind == Kind::MetricsFile => State::Recorded,
-        _ if iteration.is_none() => State::Empty,
-        _ if at_limit => State::Finished,
-        _ => State::Stopped,
+    let state = if running {
+        State::Running
+    } else if kind == Kind::MetricsFile {
+        State::Recorded
+    } else if iteration.is_none() {
+        State::Empty
+    } else if at_limit {
+        State::Finished
+    } else {
+        State::Stopped
     };
     let unfinished = matches!(state, State::Running | State::Stopped | State::Empty);
     let seconds_left =
