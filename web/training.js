@@ -39,6 +39,7 @@ const T = {
   runs: [],            // the last GET /api/v1/runs
   picked: [],          // ids on the charts, in the order picked (their colours)
   focus: null,         // the run whose checkpoints and games are shown
+  detailFor: null,     // the run whose checkpoints and games were fetched last
   data: new Map(),     // id → { rows, cols }
   x: 'iteration',
   xLog: false,
@@ -247,8 +248,10 @@ async function drawDetail(now) {
     $('#latest-games').replaceChildren();
     return;
   }
-  // Checkpoints and games change once an iteration: every third look is enough.
-  if (!now && T.polls % 3 !== 0) return;
+  // Checkpoints and games change once an iteration: every third look is enough, once
+  // the focused run's are shown.
+  if (!now && T.detailFor === r.id && T.polls % 3 !== 0) return;
+  T.detailFor = r.id;
   const [cks, games] = await Promise.all([
     api(`runs/checkpoints?run=${encodeURIComponent(r.id)}`),
     api(`runs/games?run=${encodeURIComponent(r.id)}&n=12`),
