@@ -115,32 +115,40 @@ pub fn parse(bytes: &[u8]) -> Result<Metrics, String> {
     Ok(m)
 }
 
-/// Adds `total_games` (games so far) and `games_per_second` (this iteration's games
-/// over its share of the run clock).
+/// Adds `total_games` (games so far) and, with the run clock, `games_per_second` (this
+/// iteration's games over its share of the run clock).
 fn derive(m: &mut Metrics) {
-    let (Some(games), Some(wall)) = (m.column("games"), m.column("wall_seconds")) else {
+    let Some(games) = m.column("games") else {
         return;
     };
-    let mut total = 0.0;
-    let mut before = 0.0;
-    let mut totals = Vec::with_capacity(games.len());
-    let mut speed = Vec::with_capacity(games.len());
-    for (g, w) in games.iter().zip(wall) {
-        total += g.unwrap_or(0.0);
-        totals.push(Some(total));
-        speed.push(match (g, w) {
-            (Some(g), Some(w)) if *w > before => {
-                let s = g / (w - before);
-                before = *w;
-                Some(s)
-            }
-            _ => None,
-        });
-    }
+    let totals: Vec<Option<f64>> = games
+        .iter()
+        .scan(0.0, |total, g| {
+            *total += g.unwrap_or(0.0);
+            Some(Some(*total))
+        })
+        .collect();
+    let speed = m.column("wall_seconds").map(|wall| {
+        let mut before = 0.0;
+        games
+            .iter()
+            .zip(wall)
+            .map(|(g, w)| match (g, w) {
+                (Some(g), Some(w)) if *w > before => {
+                    let s = g / (w - before);
+                    before = *w;
+                    Some(s)
+                }
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    });
     m.names.push("total_games".into());
     m.columns.push(totals);
-    m.names.push("games_per_second".into());
-    m.columns.push(speed);
+    if let Some(speed) = speed {
+        m.names.push("games_per_second".into());
+        m.columns.push(speed);
+    }
 }
 
 #[cfg(test)]
