@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use serve_support::webdriver::Browser;
-use serve_support::{Server, agent, get, next_json, post_stream};
+use serve_support::{
+    Server, agent, browser_or_skip, desktop_or_phone, get, next_json, post_stream,
+};
 
 fn shots() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -272,34 +274,6 @@ fn play_undo_hint_analysis_and_a_puzzle_in_chromium() {
         dir.display()
     );
     assert!(t0.elapsed() < Duration::from_secs(240));
-}
-
-/// The desktop window (1300 × 900) or the phone's (390 × 844, mobile emulation) that the
-/// tests run on.
-fn desktop_or_phone(phone: bool) -> Result<Browser, String> {
-    if phone {
-        Browser::start_phone(390, 844)
-    } else {
-        Browser::start(1300, 900)
-    }
-}
-
-/// Starts a browser or says why the test is skipped (a failure under
-/// `OWARE_REQUIRE_BROWSER`).
-fn browser_or_skip(start: impl FnOnce() -> Result<Browser, String>) -> Option<Browser> {
-    match start() {
-        Ok(b) => Some(b),
-        Err(why) if std::env::var_os("OWARE_REQUIRE_BROWSER").is_some() => {
-            panic!("OWARE_REQUIRE_BROWSER is set but the browser cannot start: {why}")
-        }
-        Err(why) => {
-            println!(
-                "SKIPPED: the browser test needs chromium and chromedriver \
-                 (apt-get install chromium chromium-driver): {why}"
-            );
-            None
-        }
-    }
 }
 
 fn js(b: &Browser, script: &str) -> Value {

@@ -1,6 +1,15 @@
 // Talking to the server (docs/http-api.md): every rule and every search is the server's.
 
+// The training run's checkpoint the engine searches with (`model` in the page's address,
+// as the Training tab's Play and Analyse links give it), or null: the server's network.
+let engineModel = null;
+export const setEngineModel = (m) => { engineModel = m || null; };
+export const engineModelName = () => engineModel;
+const SEARCHES = ['bestmove', 'analyze', 'infinite'];
+const withModel = (path, body) => (engineModel && SEARCHES.includes(path) ? Object.assign({}, body, { model: engineModel }) : body);
+
 export async function api(path, body) {
+  if (body !== undefined) body = withModel(path, body);
   const opts = body === undefined ? {} : {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
@@ -59,7 +68,7 @@ export async function infinite(body, show) {
     const ask = () => fetch('/api/v1/infinite', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
+      body: JSON.stringify(withModel('infinite', body)),
       signal: ctl.signal,
     });
     let r = await ask();

@@ -1,5 +1,5 @@
 // oware-zero's web app: play the network, study positions on an analysis board, review
-// a game, solve puzzles. Plain JavaScript modules, no dependencies, no build step; every
+// a game, solve puzzles, watch training runs. Plain JavaScript modules, no dependencies, no build step; every
 // rule is the server's (POST /api/v1/position), the page only draws and animates what
 // the server says.
 //
@@ -7,20 +7,23 @@
 // and the page's address, which holds the game (and the study) so that a link shares it.
 
 import { bindAnalysis, hideAnalysis, initStudy, onAnalysisPit, showAnalysis, studyParams } from './analysis.js';
-import { api } from './api.js';
+import { api, engineModelName, setEngineModel } from './api.js';
 import { buildBoard, drawEvalBar, setAnimation } from './board.js';
 import { editPit, editing } from './editor.js';
 import { bindPlay, game, gameParams, initGame, initSettings, onPlayPit, showPlay } from './play.js';
 import { bindPuzzles, onPuzzlePit, showPuzzles } from './puzzles.js';
+import { bindTraining, hideTraining, initTraining, showTraining, trainingParams } from './training.js';
 import { $, START, activeTab, isFen, listen, say, setActiveTab } from './ui.js';
 
-const TABS = ['play', 'analysis', 'puzzles'];
+const TABS = ['play', 'analysis', 'puzzles', 'training'];
 
 function updateUrl() {
   const q = new URLSearchParams();
   gameParams(q);
   studyParams(q);
+  if (activeTab() === 'training') trainingParams(q);
   if (activeTab() !== 'play') q.set('tab', activeTab());
+  if (engineModelName()) q.set('model', engineModelName());
   const anim = new URLSearchParams(location.search).get('anim');
   if (anim !== null) q.set('anim', anim);
   history.replaceState(null, '', '?' + q.toString());
@@ -28,7 +31,10 @@ function updateUrl() {
 
 async function showTab(tab) {
   hideAnalysis();
+  hideTraining();
   setActiveTab(tab);
+  // The training page takes the whole width: no board, no panel.
+  document.body.classList.toggle('tab-training', tab === 'training');
   for (const b of document.querySelectorAll('.tab')) b.classList.toggle('active', b.dataset.tab === tab);
   for (const t of TABS) $('#pane-' + t).classList.toggle('hidden', t !== tab);
   drawEvalBar(null);
@@ -36,6 +42,7 @@ async function showTab(tab) {
   if (tab === 'play') showPlay();
   else if (tab === 'analysis') await showAnalysis();
   else if (tab === 'puzzles') showPuzzles();
+  else if (tab === 'training') await showTraining();
 }
 
 function onPit(letter) {
@@ -61,18 +68,22 @@ async function init() {
   bindPlay();
   bindAnalysis();
   bindPuzzles();
+  bindTraining();
   for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => showTab(b.dataset.tab));
   const q = new URLSearchParams(location.search);
   if (q.has('anim')) setAnimation(Math.max(0, Math.min(1000, Number(q.get('anim')) || 0)));
   let health = null;
   try {
     health = await api('health');
-    $('#model').textContent = `${health.model} · ${health.rules} rules` +
+    setEngineModel(q.get('model'));
+    const model = engineModelName() ? `checkpoint ${engineModelName()}` : health.model;
+    $('#model').textContent = `${model} · ${health.rules} rules` +
       (health.tablebase ? ` · tables to ${health.tablebase.max_seeds} seeds` : '');
   } catch (e) {
     say('The server does not answer: ' + e.message, 'error');
   }
   initSettings(q, health);
+  initTraining(q);
   // A start position that is not one makes the board empty: fall back to the start.
   let start = q.get('start') || START;
   if (!isFen(start)) start = START;
@@ -83,7 +94,7 @@ async function init() {
   if (study.start !== undefined && !q.has('moves')) [start, moves] = [study.start, study.moves];
   const tab = q.get('tab');
   await initGame(q, start, moves, !tab || tab === 'play');
-  if (tab === 'analysis' || tab === 'puzzles') await showTab(tab);
+  if (tab === 'analysis' || tab === 'puzzles' || tab === 'training') await showTab(tab);
   // Said last, so that the tab's own words do not hide it.
   if (study.error) {
     say(study.error, 'error');

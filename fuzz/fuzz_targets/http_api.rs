@@ -42,6 +42,7 @@ fn router() -> &'static (Router, tokio::runtime::Runtime) {
             seed: 1,
             trained: MctsConfig::default(),
             tablebase: None,
+            runs: "experiments".into(),
         };
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()

@@ -57,6 +57,10 @@ pub struct Args {
     /// Seed of the puzzle games.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The folder whose training runs the Training tab shows, searched recursively
+    /// (read only: a run that trains is never written to or locked).
+    #[arg(long, default_value = "experiments")]
+    runs: PathBuf,
 }
 
 fn load(model: &std::path::Path) -> Result<(Box<dyn Evaluator>, crate::net::Manifest)> {
@@ -134,10 +138,11 @@ pub fn run(a: Args) -> Result<()> {
         );
     }
     super::out(&format!(
-        "oware serve: http://{bound}/ (model {}, step {}, {} rules; {searchers} searchers)\n",
+        "oware serve: http://{bound}/ (model {}, step {}, {} rules; {searchers} searchers; runs under {})\n",
         a.model.display(),
         manifest.step,
-        rules.name()
+        rules.name(),
+        a.runs.display()
     ))?;
     serve(
         listener,
@@ -158,6 +163,7 @@ pub fn run(a: Args) -> Result<()> {
             seed: a.seed,
             trained: manifest.search_settings(),
             tablebase,
+            runs: a.runs,
         },
     )
 }

@@ -18,9 +18,11 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::ServeLimits;
+use super::checkpoints::CheckpointPools;
 use super::pool::SolveJob;
 use super::pool::{AnalysisJob, AnalysisUpdate, PoolError, SearchAnswer, SearchJob, SearchPool};
 use super::puzzles::PuzzleBook;
+use super::runs::RunsIndex;
 use crate::game::{Game, MoveInfo, Position, RuleSet, Side, mask_letters};
 use crate::game::{move_letter, parse_moves};
 use crate::player::Level;
@@ -33,7 +35,9 @@ use crate::tablebase::Tablebase;
 /// What the handlers share.
 pub struct AppState {
     /// The search threads.
-    pub pool: SearchPool,
+    pub pool: Arc<SearchPool>,
+    /// The run checkpoint a request's `model` names, loaded on demand.
+    pub checkpoints: CheckpointPools,
     /// Puzzles found so far.
     pub book: Arc<PuzzleBook>,
     /// The rules when a request names none (the model's).
@@ -48,6 +52,8 @@ pub struct AppState {
     pub trained: MctsConfig,
     /// Endgame tables, if the server was given some.
     pub tablebase: Option<Arc<Tablebase>>,
+    /// The training runs the Training tab shows (`--runs`).
+    pub runs: Arc<RunsIndex>,
 }
 
 impl AppState {
@@ -195,7 +201,12 @@ fn parse_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Resul
 }
 
 /// Each field a request may carry: (name, whether it is a number, what it takes in words).
-const FIELD_KINDS: [(&str, bool, &str); 8] = [
+const FIELD_KINDS: [(&str, bool, &str); 9] = [
+    (
+        "model",
+        false,
+        "a run's checkpoint (RUN/checkpoints/iter-NNNN), as a string",
+    ),
     ("fen", false, "a position's text, as a string"),
     ("moves", false, "move letters, as a string"),
     ("rules", false, "a rule set's name, as a string"),
@@ -221,6 +232,7 @@ struct BestMoveRequest {
     fen: Option<String>,
     moves: Option<String>,
     rules: Option<String>,
+    model: Option<String>,
     level: Option<String>,
     sims: Option<u64>,
     movetime_ms: Option<u64>,
@@ -232,6 +244,7 @@ struct AnalyzeRequest {
     fen: Option<String>,
     moves: Option<String>,
     rules: Option<String>,
+    model: Option<String>,
     sims: Option<u64>,
 }
 
@@ -241,6 +254,7 @@ struct InfiniteRequest {
     fen: Option<String>,
     moves: Option<String>,
     rules: Option<String>,
+    model: Option<String>,
     seconds: Option<u64>,
 }
 
@@ -552,6 +566,30 @@ fn per_move<T: serde::Serialize>(side: Side, legal: u8, x: &[T; 6]) -> Value {
     Value::Object(m)
 }
 
+/// The engine a request's `model` asks for: the server's own (`None`), or a run's
+/// checkpoint, loaded on a blocking thread: its pool, its search settings and its
+/// description (`None` for the server's own).
+async fn engine_of(
+    s: &Arc<AppState>,
+    model: Option<&str>,
+) -> Result<(Arc<SearchPool>, MctsConfig, Option<String>), ApiError> {
+    let Some(name) = model else {
+        return Ok((s.pool.clone(), s.trained.clone(), None));
+    };
+    let (st, name) = (s.clone(), name.to_string());
+    let loaded = tokio::task::spawn_blocking(move || {
+        st.checkpoints
+            .get(&st.runs, &name, &st.limits, st.tablebase.clone())
+    })
+    .await
+    .map_err(|_| ApiError {
+        status: StatusCode::INTERNAL_SERVER_ERROR,
+        message: "loading the checkpoint failed".into(),
+    })?
+    .map_err(ApiError::bad)?;
+    Ok((loaded.pool, loaded.trained, Some(loaded.description)))
+}
+
 /// `POST /api/v1/bestmove`.
 pub async fn bestmove(
     State(s): State<Arc<AppState>>,
@@ -564,9 +602,11 @@ pub async fn bestmove(
     let legal = b.game.legal_moves();
     let tables = table_json(s.tables_for(rules).as_deref(), &b.game);
     let (job, level) = search_job(&r, b.game, &s.limits)?;
-    let a = s.pool.search(job).await?;
+    let (pool, _, model) = engine_of(&s, r.model.as_deref()).await?;
+    let a = pool.search(job).await?;
     let mut v = search_json(&pos, rules, legal, &a);
     v["level"] = json!(level.map(|l| l.name()));
+    v["model"] = json!(model.as_deref().unwrap_or(&s.model));
     v["tablebase"] = tables;
     ok(v)
 }
@@ -624,7 +664,8 @@ pub async fn infinite(
     let tables = table_json(s.tables_for(rules).as_deref(), &b.game);
     // A few updates of room: a client that reads slowly skips some.
     let (updates, rx) = tokio::sync::mpsc::channel(4);
-    s.pool.analyse(AnalysisJob {
+    let (pool, ..) = engine_of(&s, r.model.as_deref()).await?;
+    pool.analyse(AnalysisJob {
         game: b.game,
         max_time: Duration::from_secs(seconds),
         every: ANALYSIS_EVERY,
@@ -699,15 +740,16 @@ pub async fn analyze(
             )));
         }
     };
+    let (pool, trained, _) = engine_of(&s, r.model.as_deref()).await?;
     let cfg = ReviewConfig {
         simulations: sims,
         exact_depth: l.analyze_exact_depth,
         exact_nodes: l.analyze_exact_nodes,
         tablebase: s.tables_for(b.game.rules()),
-        trained: s.trained.clone(),
+        trained,
     };
     let game = b.game;
-    let reviews = s.pool.review(game.clone(), cfg.clone()).await?;
+    let reviews = pool.review(game.clone(), cfg.clone()).await?;
     ok(review_json(&game, &cfg, &reviews))
 }
 

@@ -1,8 +1,11 @@
 //! `oware serve`: the web app and the JSON API over HTTP (axum on tokio).
 //!
 //! - [`api`]: the endpoints of `docs/http-api.md`, input checked before any work;
+//! - [`checkpoints`]: searches by a training run's checkpoint, loaded on demand;
 //! - [`pool`]: the search threads (one network copy each) behind a bounded queue;
 //! - [`puzzles`]: puzzles from self-play games, each win proved unique by alpha-beta;
+//! - [`runs`]: the training runs under `--runs DIR`, read without being touched;
+//! - [`training`]: their endpoints (`/api/v1/runs…`), which the Training tab polls;
 //! - [`web`]: the app's files (HTML, CSS, JavaScript), compiled into the binary.
 //!
 //! Safe to leave running: every search is capped in simulations and time (an infinite
@@ -12,8 +15,11 @@
 //! address is loopback.
 
 pub mod api;
+pub mod checkpoints;
 pub mod pool;
 pub mod puzzles;
+pub mod runs;
+pub mod training;
 pub mod web;
 
 use std::net::SocketAddr;
@@ -120,6 +126,8 @@ pub struct ServeSetup {
     /// takes proven results from them, and `bestmove` reports the
     /// result with best play where proven (docs/tablebase.md, "What is stated").
     pub tablebase: Option<Arc<Tablebase>>,
+    /// The folder whose training runs the Training tab shows (`--runs`).
+    pub runs: std::path::PathBuf,
 }
 
 /// The app and the API as one router.
@@ -133,6 +141,10 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/solve", post(api::solve))
         .route("/infinite", post(api::infinite))
         .route("/puzzles", get(api::puzzles))
+        .route("/runs", get(training::runs))
+        .route("/runs/metrics", get(training::metrics))
+        .route("/runs/games", get(training::run_games))
+        .route("/runs/checkpoints", get(training::checkpoints))
         .method_not_allowed_fallback(api::wrong_method)
         .fallback(api::not_found);
     Router::new()
@@ -161,13 +173,14 @@ pub fn app(setup: ServeSetup) -> anyhow::Result<Router> {
         )?;
     }
     let state = Arc::new(AppState {
-        pool: SearchPool::new(
+        pool: Arc::new(SearchPool::new(
             setup.evaluators,
             setup.limits.queue,
             setup.limits.max_sims,
             &setup.trained,
             setup.tablebase.clone(),
-        ),
+        )),
+        checkpoints: Default::default(),
         trained: setup.trained,
         tablebase: setup.tablebase,
         book,
@@ -175,6 +188,7 @@ pub fn app(setup: ServeSetup) -> anyhow::Result<Router> {
         model: setup.model,
         limits: setup.limits,
         rng: Mutex::new(Rng::new(setup.seed)),
+        runs: Arc::new(runs::RunsIndex::new(setup.runs)),
     });
     Ok(router(state))
 }

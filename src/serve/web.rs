@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 
 /// (name, content type, body) of every file the app is made of: the page, its style, its
 /// JavaScript modules (`app.js` imports the others) and its icon.
-const FILES: [(&str, &str, &str); 13] = [
+const FILES: [(&str, &str, &str); 15] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -22,10 +22,12 @@ const FILES: [(&str, &str, &str); 13] = [
     ("analysis.js", JS, include_str!("../../web/analysis.js")),
     ("api.js", JS, include_str!("../../web/api.js")),
     ("board.js", JS, include_str!("../../web/board.js")),
+    ("chart.js", JS, include_str!("../../web/chart.js")),
     ("editor.js", JS, include_str!("../../web/editor.js")),
     ("play.js", JS, include_str!("../../web/play.js")),
     ("puzzles.js", JS, include_str!("../../web/puzzles.js")),
     ("review.js", JS, include_str!("../../web/review.js")),
+    ("training.js", JS, include_str!("../../web/training.js")),
     ("tree.js", JS, include_str!("../../web/tree.js")),
     ("ui.js", JS, include_str!("../../web/ui.js")),
     (

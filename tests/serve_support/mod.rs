@@ -128,3 +128,33 @@ pub fn next_json(lines: &mut impl BufRead) -> Option<Value> {
     }
     Some(serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
 }
+
+/// The desktop window (1300 × 900) or the phone's (390 × 844, mobile emulation) that the
+/// tests run on.
+pub fn desktop_or_phone(phone: bool) -> Result<webdriver::Browser, String> {
+    if phone {
+        webdriver::Browser::start_phone(390, 844)
+    } else {
+        webdriver::Browser::start(1300, 900)
+    }
+}
+
+/// Starts a browser or says why the test is skipped (a failure under
+/// `OWARE_REQUIRE_BROWSER`).
+pub fn browser_or_skip(
+    start: impl FnOnce() -> Result<webdriver::Browser, String>,
+) -> Option<webdriver::Browser> {
+    match start() {
+        Ok(b) => Some(b),
+        Err(why) if std::env::var_os("OWARE_REQUIRE_BROWSER").is_some() => {
+            panic!("OWARE_REQUIRE_BROWSER is set but the browser cannot start: {why}")
+        }
+        Err(why) => {
+            println!(
+                "SKIPPED: the browser test needs chromium and chromedriver \
+                 (apt-get install chromium chromium-driver): {why}"
+            );
+            None
+        }
+    }
+}
