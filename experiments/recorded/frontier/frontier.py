@@ -11,13 +11,17 @@ idle-equivalent machine-hours of a 2-core machine, log scale, one line per run.
 another point of the picture (--base, default the long run's iteration 3000) and whose
 metrics.csv evaluates against that point's network: each evaluation becomes a point at
 base Elo + eval_elo (intervals added in quadrature) and base hours + wall_seconds × F / 3600
-(F: the share of the 2-core machine the run had; 1/3 for three arms side by side). RUN is
-a run directory (its metrics.csv and config.toml) or a metrics.csv. The added points are
-also written to --added-csv (default frontier-added.csv beside the picture).
+(F: the share of the 2-core machine the run had). RUN is a run directory or a capsule (its
+metrics.csv or metrics.csv.gz, and config.toml) or a metrics.csv. final=MATCH.json puts the
+run's last point at its decision match against the base network instead of its last
+periodic evaluation. The added points are also written to --added-csv (default
+frontier-added.csv beside the picture).
 Needs matplotlib.
 """
 import argparse
 import csv
+import gzip
+import json
 import math
 import os
 import tomllib
@@ -53,6 +57,8 @@ def add_run(spec, base, default_machine):
     share = float(opt.get("share", "1"))
     run_dir = path if os.path.isdir(path) else os.path.dirname(path)
     metrics = os.path.join(path, "metrics.csv") if os.path.isdir(path) else path
+    if not os.path.exists(metrics) and os.path.exists(metrics + ".gz"):
+        metrics += ".gz"
     blocks, width = base["blocks"], base["width"]
     cfg = os.path.join(run_dir, "config.toml")
     if os.path.exists(cfg):
@@ -66,22 +72,31 @@ def add_run(spec, base, default_machine):
     pts = [dict(common, point="start", iteration=0, run_clock_h=base["run_clock_h"], idle_h=base["idle_h"],
                 x_h=base["x_h"], elo=base["elo"], elo_low=base["elo_low"], elo_high=base["elo_high"],
                 method="reference", source=f"{base['run']} {base['point']}")]
-    with open(metrics, newline="") as f:
-        for r in csv.DictReader(f):
-            if not r.get("eval_elo") or not r.get("eval_elo_low") or not r.get("eval_elo_high"):
-                continue
-            e, lo, hi = float(r["eval_elo"]), float(r["eval_elo_low"]), float(r["eval_elo_high"])
-            h = float(r["wall_seconds"]) * share / 3600
-            elo = base["elo"] + e
-            pts.append(dict(common, point=f"iteration {r['iteration']}", iteration=int(r["iteration"]),
-                            run_clock_h=base["run_clock_h"] + float(r["wall_seconds"]) / 3600,
-                            idle_h=base["idle_h"] + h, x_h=base["x_h"] + h, elo=round(elo, 1),
-                            elo_low=round(elo - math.hypot(e - lo, base["elo"] - base["elo_low"]), 1),
-                            elo_high=round(elo + math.hypot(hi - e, base["elo_high"] - base["elo"]), 1),
-                            method="chained via the long run",
-                            source=f"{metrics}: eval against {r.get('eval_opponent', '')} "
-                                   f"(score {r.get('eval_score', '')}), plus {base['run']} {base['point']}; "
-                                   f"hours × share {share}"))
+    opener = gzip.open if metrics.endswith(".gz") else open
+    with opener(metrics, "rt", newline="") as f:
+        rows = list(csv.DictReader(f))
+    last = rows[-1]
+    if "final" in opt:
+        with open(opt["final"]) as f:
+            m = json.load(f)
+        last = dict(last, eval_elo=m["elo"], eval_elo_low=m["elo_ci95"][0], eval_elo_high=m["elo_ci95"][1],
+                    eval_opponent=f"{opt['final']} ({m['games']} games)", eval_score=m["score"])
+        rows = [r for r in rows if r is not rows[-1]] + [last]
+    for r in rows:
+        if not r.get("eval_elo") or not r.get("eval_elo_low") or not r.get("eval_elo_high"):
+            continue
+        e, lo, hi = float(r["eval_elo"]), float(r["eval_elo_low"]), float(r["eval_elo_high"])
+        h = float(r["wall_seconds"]) * share / 3600
+        elo = base["elo"] + e
+        pts.append(dict(common, point=f"iteration {r['iteration']}", iteration=int(r["iteration"]),
+                        run_clock_h=base["run_clock_h"] + float(r["wall_seconds"]) / 3600,
+                        idle_h=base["idle_h"] + h, x_h=base["x_h"] + h, elo=round(elo, 1),
+                        elo_low=round(elo - math.hypot(e - lo, base["elo"] - base["elo_low"]), 1),
+                        elo_high=round(elo + math.hypot(hi - e, base["elo_high"] - base["elo"]), 1),
+                        method="chained via the long run",
+                        source=f"{metrics}: eval against {r.get('eval_opponent', '')} "
+                               f"(score {r.get('eval_score', '')}), plus {base['run']} {base['point']}; "
+                               f"hours × share {share}"))
     return pts
 
 
