@@ -415,17 +415,7 @@ fn verify(a: VerifyArgs) -> Result<()> {
         exact += e as u64;
         let brute = solver.solve_near(&pos, &[], v);
         let brute_nodes = solver.nodes();
-        let known = prover.position(&pos, &[]).expect("covered");
-        proofs.check(&pos, "the board", known.value(), brute.ok(), &mut examples);
-        let moves = prover.moves(&pos, &[]).expect("covered");
-        let brute_moves = solver.move_values(&pos, &[]);
-        for (act, (k, b)) in moves.iter().zip(brute_moves).enumerate() {
-            if let Some(k) = k {
-                let what = format!("move {}", move_letter(pos.side, act));
-                let b = b.and_then(|r| r.ok());
-                proofs.check_move(&pos, &what, k.value(), b, &mut examples);
-            }
-        }
+        proofs.board(&prover, &mut solver, &pos, brute.ok(), &mut examples);
         match brute {
             Ok(s) => {
                 nodes += brute_nodes;
@@ -534,6 +524,29 @@ struct ProofCheck {
 }
 
 impl ProofCheck {
+    /// The probe's proofs of `pos` and of each of its moves against the brute-force
+    /// search (`brute`: its value of the board, if it finished).
+    fn board(
+        &mut self,
+        prover: &Prover,
+        solver: &mut Solver,
+        pos: &Position,
+        brute: Option<i32>,
+        examples: &mut Vec<String>,
+    ) {
+        let known = prover.position(pos, &[]).expect("covered");
+        self.check(pos, "the board", known.value(), brute, examples);
+        let moves = prover.moves(pos, &[]).expect("covered");
+        let brute_moves = solver.move_values(pos, &[]);
+        for (act, (k, b)) in moves.iter().zip(brute_moves).enumerate() {
+            if let Some(k) = k {
+                let what = format!("move {}", move_letter(pos.side, act));
+                let b = b.and_then(|r| r.ok());
+                self.check_move(pos, &what, k.value(), b, examples);
+            }
+        }
+    }
+
     fn check(
         &mut self,
         pos: &Position,
