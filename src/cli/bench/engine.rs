@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, anyhow};
+use anyhow::{Result, anyhow, bail};
 use serde_json::json;
 
 use crate::engine::EngineSearcher;
@@ -160,13 +160,10 @@ fn short_budgets(
     let mut budgets = a.budgets.clone();
     budgets.sort_unstable();
     budgets.dedup();
-    if budgets.len() < 2 {
-        if !budgets.is_empty() {
-            return Err(anyhow!(
-                "--budgets: give two budgets or more (the two longest give the rate)"
-            ));
-        }
-        return Ok(rows);
+    match budgets.len() {
+        0 => return Ok(rows),
+        1 => bail!("--budgets: give two budgets or more (the two longest give the rate)"),
+        _ => {}
     }
     let games = fresh_positions(RuleSet::abapa(), a.searches.max(1));
     let mut means = Vec::new();
