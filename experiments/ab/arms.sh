@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
-# The three arms of the frontier A/B (README.md beside this file), side by side.
-#   experiments/ab/frontier/arms.sh start   start each arm, or resume it: from its run
-#                                           directory, else from its committed capsule
-#   experiments/ab/frontier/arms.sh stop    SIGTERM every arm (each ends at once, keeping
-#                                           its last complete iteration) and wait
-#   experiments/ab/frontier/arms.sh save    copy each arm's capsule into the repository
-#                                           (replacing the one there), checked against its
-#                                           own file sums, and print the arms' CPU time
-#   experiments/ab/frontier/arms.sh status  iteration, run clock and CPU time of each arm
-# From the repository's root (the configs name the long run's checkpoint by a path from
-# there). RUNS (default /work/runs/frontier) holds the run directories, outside git;
-# OWARE (default target/release/oware) is the binary.
+# The arms of an A/B trained side by side at equal machine time: each ARM.toml in the
+# experiment's directory is one arm, run with the same niceness and the same run-clock
+# limit (its config's train.time_limit_minutes), its capsule kept in DIR/ARM/capsule.
+#   experiments/ab/arms.sh DIR start   start each arm, or resume it: from its run
+#                                      directory, else from its committed capsule
+#   experiments/ab/arms.sh DIR stop    SIGTERM every arm (each ends at once, keeping its
+#                                      last complete iteration) and wait
+#   experiments/ab/arms.sh DIR save    copy each arm's capsule into the repository
+#                                      (replacing the one there), checked against its own
+#                                      file sums, and print the arms' CPU time
+#   experiments/ab/arms.sh DIR status  iteration, run clock and CPU time of each arm
+#   experiments/ab/arms.sh DIR pause|cont   SIGSTOP / SIGCONT every arm (timed matches)
+# DIR is the experiment's directory from the repository's root (experiments/ab/size); the
+# configs name checkpoints by paths from the root. RUNS (default /work/runs/NAME, NAME the
+# directory's last part) holds the run directories, outside git; OWARE (default
+# target/release/oware) is the binary.
 set -euo pipefail
-cd "$(dirname "$0")/../../.."
-here=experiments/ab/frontier
-runs=${RUNS:-/work/runs/frontier}
+cd "$(dirname "$0")/../.."
+here=${1:?usage: $0 DIR start|stop|save|status|pause|cont}
+here=${here%/}
+[ -d "$here" ] || { echo "$here: no such experiment directory" >&2; exit 2; }
+runs=${RUNS:-/work/runs/$(basename "$here")}
 bin=${OWARE:-target/release/oware}
-arms="continue search blocks2"
+arms=$(cd "$here" && ls ./*.toml | sed 's|^\./||; s|\.toml$||' | tr '\n' ' ')
+[ -n "$arms" ] || { echo "$here: no ARM.toml" >&2; exit 2; }
 mkdir -p "$runs"
 
 alive() { [ -f "$runs/$1.pid" ] && kill -0 "$(cat "$runs/$1.pid")" 2>/dev/null; }
@@ -90,7 +97,13 @@ status() {
   done
 }
 
-case "${1:-}" in
+signal() { # SIG: send it to every arm that is alive
+  for arm in $arms; do alive "$arm" && kill "-$1" "$(cat "$runs/$arm.pid")" && echo "$arm: $1"; done
+  true
+}
+
+case "${2:-}" in
   start) start ;; stop) stop ;; save) save ;; status) status ;;
-  *) echo "usage: $0 start|stop|save|status" >&2; exit 2 ;;
+  pause) signal STOP ;; cont) signal CONT ;;
+  *) echo "usage: $0 DIR start|stop|save|status|pause|cont" >&2; exit 2 ;;
 esac
