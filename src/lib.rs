@@ -1,41 +1,15 @@
 //! oware-zero: a self-play reinforcement-learning trainer for Oware.
 //!
-//! Modules in dependency order (each uses only those above it), as `src/README.md` says:
-//! `rng` → `files` → `game` → `tablebase` → `env` → `search` → `net` → `engine` → `player` → `export` → `dataio` → `selfplay` → `arena`
-//! → `train` → `serve` → `cli`.
+//! The program is four crates in dependency order, as `src/README.md` says: `oware-core`
+//! (the rules, the tables, the batched games, the searches; no burn), `oware-net` (the
+//! network and its export), `oware-app` (engine protocol, players, training data,
+//! self-play, matches, training, the web app) and this one, the command line (`cli`).
+//! Every room of the crates below is re-exported here under its own name
+//! (`oware_zero::game`, `oware_zero::train`, …), so a program using the library names
+//! one crate.
 
-// Per-action code indexes several parallel [_; 6] arrays by action; index loops read
-// clearer there than zipped iterators.
-#![allow(clippy::needless_range_loop)]
-
-pub mod rng;
-
-pub mod files;
-
-pub mod game;
-
-pub mod tablebase;
-
-pub mod env;
-
-pub mod search;
-
-pub mod net;
-
-pub mod engine;
-
-pub mod player;
-
-pub mod export;
-
-pub mod dataio;
-
-pub mod selfplay;
-
-pub mod arena;
-
-pub mod train;
-
-pub mod serve;
+pub use oware_app::{arena, dataio, engine, player, selfplay, serve, train};
+pub use oware_core::{env, files, game, rng, search, tablebase};
+pub use oware_net::{export, net};
 
 pub mod cli;

@@ -1,21 +1,44 @@
-//! The house's plan against its code: the rooms of `src/` come in the dependency order
-//! that `src/README.md` gives (each uses only those above it), and inside a room no two
-//! files use each other, however indirectly.
+//! The house's plan against its code: the rooms of the crates come in the dependency order
+//! that `src/README.md` gives (each uses only those above it, a room of a lower crate
+//! through that crate's name), inside a room no two files use each other, however
+//! indirectly, and the core crate never depends on burn.
 //!
-//! The check reads the source as text: `crate::ROOM` and `super::FILE` paths outside the
-//! unit tests (`#[cfg(test)]` to the end of a file, and `tests.rs` files).
+//! The check reads the source as text: `crate::ROOM`, `oware_core::ROOM` (and the other
+//! crates' names) and `super::FILE` paths outside the unit tests (`#[cfg(test)]` to the end
+//! of a file, and `tests.rs` files).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
-fn src() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Each crate's name as Rust code writes it and its source directory, in dependency order
+/// (the command line's crate, this one, last: its rooms are `crate::` paths).
+fn crates() -> Vec<(&'static str, PathBuf)> {
+    let r = root();
+    vec![
+        ("oware_core", r.join("crates/oware-core/src")),
+        ("oware_net", r.join("crates/oware-net/src")),
+        ("oware_app", r.join("crates/oware-app/src")),
+        ("oware_zero", r.join("src")),
+    ]
+}
+
+/// The crate whose sources hold `path`, and its source directory.
+fn crate_of(path: &Path) -> (&'static str, PathBuf) {
+    crates()
+        .into_iter()
+        .find(|(_, dir)| path.starts_with(dir))
+        .unwrap_or_else(|| panic!("{}: in no crate's src/", path.display()))
 }
 
 /// The rooms in the order `src/README.md` lists them (its `- `name` — …` lines).
 fn rooms() -> Vec<String> {
-    let text = fs::read_to_string(src().join("README.md")).unwrap();
+    let text = fs::read_to_string(root().join("src/README.md")).unwrap();
     text.lines()
         .filter_map(|l| l.strip_prefix("- `"))
         .filter_map(|l| l.split_once('`').map(|(name, _)| name.to_string()))
@@ -70,9 +93,9 @@ fn after(code: &str, prefix: &str) -> BTreeSet<String> {
     found
 }
 
-/// The room a file belongs to: its first directory under `src/`, or its stem.
+/// The room a file belongs to: its first directory under its crate's `src/`, or its stem.
 fn room_of(path: &Path) -> String {
-    let rel = path.strip_prefix(src()).unwrap();
+    let rel = path.strip_prefix(crate_of(path).1).unwrap();
     let first = rel
         .components()
         .next()
@@ -80,6 +103,15 @@ fn room_of(path: &Path) -> String {
         .as_os_str()
         .to_string_lossy();
     first.trim_end_matches(".rs").to_string()
+}
+
+/// Every `.rs` file of every crate.
+fn all_files() -> Vec<PathBuf> {
+    let mut all = Vec::new();
+    for (_, dir) in crates() {
+        files(&dir, &mut all);
+    }
+    all
 }
 
 #[test]
@@ -91,38 +123,83 @@ fn every_room_uses_only_the_rooms_above_it() {
         .enumerate()
         .map(|(i, r)| (r.as_str(), i))
         .collect();
-    let mut all = Vec::new();
-    files(&src(), &mut all);
+    // The crate each room lives in, from where its files are.
+    let mut home: BTreeMap<String, &str> = BTreeMap::new();
+    let all = all_files();
+    for f in &all {
+        home.insert(room_of(f), crate_of(f).0);
+    }
     let mut bad = Vec::new();
     for f in &all {
         let room = room_of(f);
+        let (krate, _) = crate_of(f);
         if room == "lib" || room == "main" || f.ends_with("tests.rs") {
             continue;
         }
         let Some(&mine) = rank.get(room.as_str()) else {
             panic!("{}: room {room} is not in src/README.md", f.display());
         };
-        for used in after(&product_code(f), "crate::") {
-            match rank.get(used.as_str()) {
-                Some(&r) if r > mine => bad.push(format!(
-                    "{} ({room}) uses crate::{used}, a room below it",
-                    f.strip_prefix(src()).unwrap().display()
-                )),
-                Some(_) => {}
-                None => bad.push(format!(
-                    "{} uses crate::{used}, which src/README.md does not list",
-                    f.display()
-                )),
+        let code = product_code(f);
+        for (prefix, _) in crates() {
+            let (path, owner) = if krate == prefix {
+                ("crate::".to_string(), krate)
+            } else {
+                (format!("{prefix}::"), prefix)
+            };
+            for used in after(&code, &path) {
+                let at = f.strip_prefix(root()).unwrap().display();
+                match rank.get(used.as_str()) {
+                    Some(&r) if r > mine => {
+                        bad.push(format!("{at} ({room}) uses {path}{used}, a room below it"))
+                    }
+                    Some(_) if home.get(&used).copied() != Some(owner) => bad.push(format!(
+                        "{at} uses {path}{used}, but {used} is not in {owner}"
+                    )),
+                    Some(_) => {}
+                    None => bad.push(format!(
+                        "{at} uses {path}{used}, which src/README.md does not list"
+                    )),
+                }
             }
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// The packages `cargo tree` lists for one workspace member (normal and dev edges).
+fn tree_of(package: &str) -> String {
+    let cargo = option_env!("CARGO").unwrap_or("cargo");
+    let manifest = root().join("Cargo.toml");
+    let out = Command::new(cargo)
+        .args(["tree", "--offline", "--manifest-path"])
+        .arg(&manifest)
+        .args(["-p", package, "-e", "normal,dev", "--prefix", "none"])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cargo}: {e}"));
+    assert!(
+        out.status.success(),
+        "cargo tree -p {package}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn the_core_builds_without_burn() {
+    let burn = |tree: &str| tree.lines().any(|l| l.starts_with("burn"));
+    assert!(
+        !burn(&tree_of("oware-core")),
+        "oware-core depends on burn:\n{}",
+        tree_of("oware-core")
+    );
+    // The check can fail: the network's crate does depend on it.
+    assert!(burn(&tree_of("oware-net")));
+}
+
 /// The sibling files of one directory (not `mod.rs`) and, for each, the siblings it
 /// names through `super::` or through its room's full path.
 fn sibling_uses(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let rel = dir.strip_prefix(src()).unwrap();
+    let rel = dir.strip_prefix(crate_of(dir).1).unwrap();
     let full = format!(
         "crate::{}::",
         rel.components()
@@ -215,7 +292,9 @@ fn no_two_files_of_a_room_use_each_other() {
             }
         }
     }
-    walk(&src(), &mut dirs);
+    for (_, dir) in crates() {
+        walk(&dir, &mut dirs);
+    }
     let mut bad = Vec::new();
     for d in dirs.iter().filter(|d| d.join("mod.rs").exists()) {
         if let Some(c) = cycle(&sibling_uses(d)) {

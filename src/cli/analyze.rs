@@ -1,19 +1,19 @@
 //! `oware analyze`: a game reviewed move by move (best move, values, grade) by MCTS with
-//! the network and alpha-beta proofs; see `crate::player::analysis` for the thresholds.
+//! the network and alpha-beta proofs; see `oware_app::player::analysis` for the thresholds.
 
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::net::{DeviceKind, NetEvaluator};
-use crate::player::analysis::{self, ReviewConfig, review, review_json, review_text};
+use oware_app::player::analysis::{self, ReviewConfig, review, review_json, review_text};
+use oware_net::net::{DeviceKind, NetEvaluator};
 
 /// Arguments of `oware analyze`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// A checkpoint directory, or a run directory (its latest checkpoint).
     /// Default: the shipped network, checkpoints/oware-abapa.
-    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path(), hide_default_value = true)]
+    #[arg(long, default_value_os_t = oware_net::net::checkpoint::default_model_path(), hide_default_value = true)]
     model: PathBuf,
     /// The moves of the game (`FfBe` or "F f B e").
     #[arg(long)]
@@ -45,7 +45,7 @@ pub fn run(a: Args) -> Result<()> {
     if a.sims == 0 || a.sims > 1_000_000 {
         bail!("--sims {}: expected 1 to 1000000", a.sims);
     }
-    if a.exact_depth > crate::search::alphabeta::MAX_DEPTH {
+    if a.exact_depth > oware_core::search::alphabeta::MAX_DEPTH {
         bail!("--exact-depth {}: expected 0 to 64", a.exact_depth);
     }
     let (mut evaluator, manifest) = NetEvaluator::from_checkpoint(&a.model, DeviceKind::Cpu)?;
@@ -55,7 +55,7 @@ pub fn run(a: Args) -> Result<()> {
     if let Err(e) = game_played.play_text(&a.game) {
         bail!(
             "--game: {}: {e}",
-            crate::game::after_moves(game_played.moves().len())
+            oware_core::game::after_moves(game_played.moves().len())
         );
     }
     let cfg = ReviewConfig {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::net::average::average_checkpoints;
+use oware_net::net::average::average_checkpoints;
 
 /// Arguments of `oware average`.
 #[derive(clap::Args, Debug)]

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::engine::{AlphaBetaSearcher, serve};
-use crate::net::{DeviceKind, NetEvaluator};
-use crate::player::MctsSearcher;
+use oware_app::engine::{AlphaBetaSearcher, serve};
+use oware_app::player::MctsSearcher;
+use oware_net::net::{DeviceKind, NetEvaluator};
 
 /// Arguments of `oware engine`.
 #[derive(clap::Args, Debug)]
@@ -67,7 +67,7 @@ pub struct Args {
 
 /// The shipped tables of `rules` (`tablebases/RULES` here, else beside the sources),
 /// if present.
-pub(crate) fn shipped_tables(rules: crate::game::RuleSet) -> Option<PathBuf> {
+pub(crate) fn shipped_tables(rules: oware_core::game::RuleSet) -> Option<PathBuf> {
     let name = rules.to_string();
     let local = PathBuf::from("tablebases").join(&name);
     let beside = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -93,7 +93,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     let model = a
         .model
-        .unwrap_or_else(crate::net::checkpoint::default_model_path);
+        .unwrap_or_else(oware_net::net::checkpoint::default_model_path);
     if a.sims == Some(0) {
         bail!("--sims 0: expected at least 1 simulation");
     }
@@ -116,7 +116,7 @@ pub fn run(a: Args) -> Result<()> {
     )
     .with_settings(&manifest.search_settings())
     .with_tablebase(tb);
-    use crate::engine::EngineSearcher;
+    use oware_app::engine::EngineSearcher;
     if let Some(t) = a.threads {
         searcher
             .set_option("Threads", &t.to_string())

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use crate::arena::{
+use oware_app::arena::{
     MatchConfig, MatchProgress, Openings, Player, PlayerSpec, SprtConfig, check_engine,
     parse_openings, run_match_with,
 };
-use crate::game::RuleSet;
+use oware_core::game::RuleSet;
 
 use super::match_args::MatchArgs;
 
@@ -33,7 +33,7 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     model: Option<PathBuf>,
     /// Simulations per move of --model.
-    #[arg(long, conflicts_with = "player", default_value_t = crate::arena::player::DEFAULT_SIMS)]
+    #[arg(long, conflicts_with = "player", default_value_t = oware_app::arena::player::DEFAULT_SIMS)]
     sims: u32,
     /// The opponent (SPEC).
     #[arg(long, required_unless_present = "accuracy")]
@@ -135,7 +135,7 @@ pub(crate) fn player_spec(
         (None, Some(m)) => format!("model:{}:sims={sims}", m.display()),
         (None, None) => format!(
             "model:{}:sims={sims}",
-            crate::net::checkpoint::default_model_path().display()
+            oware_net::net::checkpoint::default_model_path().display()
         ),
         (Some(_), Some(_)) => anyhow::bail!("give --player SPEC or --model PATH, not both"),
     })
@@ -144,10 +144,10 @@ pub(crate) fn player_spec(
 /// The positions of an accuracy suite: from `--suite FILE`, or generated.
 fn accuracy_suite(
     a: &Args,
-    tb: &crate::tablebase::Tablebase,
+    tb: &oware_core::tablebase::Tablebase,
     rules: RuleSet,
-) -> Result<Vec<crate::game::Game>> {
-    use crate::arena::accuracy;
+) -> Result<Vec<oware_core::game::Game>> {
+    use oware_app::arena::accuracy;
     if let Some(path) = &a.suite {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("--suite: cannot read {}", path.display()))?;
@@ -171,16 +171,16 @@ fn accuracy_suite(
 /// training recipe: Gumbel search, playout-cap randomisation, random opening plies), two
 /// per game at most, the same for the same seed.
 pub(crate) fn generate_suite(
-    tb: &crate::tablebase::Tablebase,
+    tb: &oware_core::tablebase::Tablebase,
     rules: RuleSet,
     positions: usize,
     seed: u64,
     quiet: bool,
-) -> Result<Vec<crate::game::Game>> {
-    use crate::arena::accuracy;
-    use crate::net::{DeviceKind, NetEvaluator};
-    use crate::selfplay::{Progress, SelfPlayConfig, play};
-    let model = crate::net::checkpoint::default_model_path();
+) -> Result<Vec<oware_core::game::Game>> {
+    use oware_app::arena::accuracy;
+    use oware_app::selfplay::{Progress, SelfPlayConfig, play};
+    use oware_net::net::{DeviceKind, NetEvaluator};
+    let model = oware_net::net::checkpoint::default_model_path();
     let (evaluator, manifest) = NetEvaluator::from_checkpoint(&model, DeviceKind::Cpu)
         .with_context(|| "the suite's self-play network".to_string())?;
     if manifest.rule_set()? != rules {
@@ -210,7 +210,7 @@ pub(crate) fn generate_suite(
         }
         let out = play(
             &cfg,
-            &crate::search::mcts::MctsConfig::default(),
+            &oware_core::search::mcts::MctsConfig::default(),
             rules,
             games,
             seed ^ (round << 32),
@@ -220,7 +220,7 @@ pub(crate) fn generate_suite(
         let games: Vec<_> = out
             .games
             .iter()
-            .map(|g| (crate::game::Position::start(), g.moves.clone()))
+            .map(|g| (oware_core::game::Position::start(), g.moves.clone()))
             .collect();
         suite.extend(accuracy::suite_from_games(
             tb,
@@ -241,7 +241,7 @@ pub(crate) fn generate_suite(
 }
 
 fn run_accuracy(a: Args, rules: RuleSet, mut player: Player) -> Result<()> {
-    use crate::arena::accuracy;
+    use oware_app::arena::accuracy;
     let dir = a.tb.clone().expect("clap requires --tb");
     let tb = super::open_tablebase(Some(&dir), rules)?.expect("given");
     if a.positions == 0 {
@@ -249,7 +249,7 @@ fn run_accuracy(a: Args, rules: RuleSet, mut player: Player) -> Result<()> {
     }
     let suite = accuracy_suite(&a, &tb, rules)?;
     if let Some(p) = &a.save_suite {
-        crate::tablebase::file::write_atomic(p, accuracy::suite_text(&suite).as_bytes())
+        oware_core::tablebase::file::write_atomic(p, accuracy::suite_text(&suite).as_bytes())
             .with_context(|| "--save-suite".to_string())?;
     }
     let cfg = a.match_args.config(rules, a.seed);
@@ -288,7 +288,7 @@ fn run_accuracy(a: Args, rules: RuleSet, mut player: Player) -> Result<()> {
 
 /// The summary with its first line (games and W/D/L) counting the forfeits, if any:
 /// a game won by forfeit is never counted silently as a win.
-fn forfeit_count(summary: &str, forfeits: &[(usize, crate::game::Side, String)]) -> String {
+fn forfeit_count(summary: &str, forfeits: &[(usize, oware_core::game::Side, String)]) -> String {
     if forfeits.is_empty() {
         return summary.to_string();
     }

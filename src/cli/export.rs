@@ -4,14 +4,14 @@ use std::path::PathBuf;
 
 use anyhow::{Result, anyhow};
 
-use crate::export::{Format, export};
+use oware_net::export::{Format, export};
 
 /// Arguments of `oware export`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// A checkpoint directory, or a run directory (its latest checkpoint).
     /// Default: the shipped network, checkpoints/oware-abapa.
-    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path(), hide_default_value = true)]
+    #[arg(long, default_value_os_t = oware_net::net::checkpoint::default_model_path(), hide_default_value = true)]
     model: PathBuf,
     /// `onnx` (input `features [batch, dim]`; outputs `policy_logits [batch, 6]`,
     /// `wdl_logits [batch, 3]`, `store_diff [batch, 1]`) or `safetensors` (the weights,

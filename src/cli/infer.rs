@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use crate::game::mask_letters;
-use crate::net::checkpoint::{Checkpoint, resolve_model_path};
-use crate::net::fast::HEAD_DIM;
-use crate::net::model::{POLICY_DIM, STORE_DIFF_SCALE, WDL_DIM, masked_softmax, wdl_value};
-use crate::net::{DeviceKind, InferencePath, NetEvaluator};
+use oware_core::game::mask_letters;
+use oware_net::net::checkpoint::{Checkpoint, resolve_model_path};
+use oware_net::net::fast::HEAD_DIM;
+use oware_net::net::model::{POLICY_DIM, STORE_DIFF_SCALE, WDL_DIM, masked_softmax, wdl_value};
+use oware_net::net::{DeviceKind, InferencePath, NetEvaluator};
 
 /// Arguments of `oware infer`.
 #[derive(clap::Args, Debug)]
@@ -17,7 +17,7 @@ pub struct Args {
     /// A checkpoint directory, or a run directory (meaning the checkpoint named in its
     /// `checkpoints/latest`).
     /// Default: the shipped network, checkpoints/oware-abapa.
-    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path(), hide_default_value = true)]
+    #[arg(long, default_value_os_t = oware_net::net::checkpoint::default_model_path(), hide_default_value = true)]
     model: PathBuf,
     /// Position (FEN, docs/notation.md); default: the start.
     #[arg(long)]
@@ -101,7 +101,7 @@ pub fn run(a: Args) -> Result<()> {
         }
         s.push_str("move  logit   prior\n");
         for (i, (l, pr)) in logits.iter().zip(&priors).enumerate() {
-            let mv = crate::game::move_letter(p.side, i);
+            let mv = oware_core::game::move_letter(p.side, i);
             let mark = if legal & (1 << i) != 0 {
                 ""
             } else {

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use crate::arena::rating::IntervalMethod;
-use crate::arena::rating_pool::{self, PoolGame};
-use crate::arena::{
+use oware_app::arena::rating::IntervalMethod;
+use oware_app::arena::rating_pool::{self, PoolGame};
+use oware_app::arena::{
     AlphaBetaLimit, LadderConfig, MatchConfig, Openings, Player, PlayerSpec, run_ladder,
 };
 
@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long, value_name = "PATH", conflicts_with = "player")]
     model: Option<PathBuf>,
     /// Simulations per move of --model.
-    #[arg(long, default_value_t = crate::arena::player::DEFAULT_SIMS)]
+    #[arg(long, default_value_t = oware_app::arena::player::DEFAULT_SIMS)]
     sims: u32,
     /// Rate any player SPEC instead of a model (e.g. `mcts:sims=400`).
     #[arg(long)]
@@ -142,7 +142,7 @@ pub fn run(a: Args) -> Result<()> {
 /// every game goes to the pool, and the rating is the pool's.
 fn pool_view(
     a: &Args,
-    rules: crate::game::RuleSet,
+    rules: oware_core::game::RuleSet,
     player: &mut Player,
     path: &Path,
 ) -> Result<()> {
@@ -193,7 +193,7 @@ fn depth(d: u32) -> String {
 /// scores below 50% against over the pool's games, if any, is the crossover.
 fn climb(
     a: &Args,
-    rules: crate::game::RuleSet,
+    rules: oware_core::game::RuleSet,
     player: &mut Player,
     path: &Path,
     games: &mut Vec<PoolGame>,

@@ -2,8 +2,8 @@
 
 use anyhow::Result;
 
-use crate::arena::MatchConfig;
-use crate::game::RuleSet;
+use oware_app::arena::MatchConfig;
+use oware_core::game::RuleSet;
 
 /// `--rules` and `--threads`: the rules the command's matches play, and the threads of
 /// their alpha-beta players.

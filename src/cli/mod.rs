@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
-use crate::game::{Game, Position, RuleSet};
+use oware_core::game::{Game, Position, RuleSet};
 
 mod analyze;
 mod average;
@@ -210,7 +210,7 @@ pub(crate) fn game_from(rules: RuleSet, fen: Option<&str>, moves: Option<&str>) 
     {
         bail!(
             "--moves: {}: {e}",
-            crate::game::after_moves(game.moves().len())
+            oware_core::game::after_moves(game.moves().len())
         );
     }
     Ok(game)
@@ -220,9 +220,9 @@ pub(crate) fn game_from(rules: RuleSet, fen: Option<&str>, moves: Option<&str>) 
 pub(crate) fn open_tablebase(
     dir: Option<&std::path::Path>,
     rules: RuleSet,
-) -> Result<Option<std::sync::Arc<crate::tablebase::Tablebase>>> {
+) -> Result<Option<std::sync::Arc<oware_core::tablebase::Tablebase>>> {
     let Some(dir) = dir else { return Ok(None) };
-    let tb = crate::tablebase::open_shared(dir).context("--tb")?;
+    let tb = oware_core::tablebase::open_shared(dir).context("--tb")?;
     if tb.rules() != rules {
         bail!(
             "--tb {}: the tables are for rules {}, not {rules}",

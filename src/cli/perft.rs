@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 
-use crate::game::perft;
+use oware_core::game::perft;
 
 /// Arguments of `oware perft`.
 #[derive(clap::Args, Debug)]

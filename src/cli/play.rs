@@ -23,16 +23,16 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
-use crate::game::{
+use oware_app::player::Level;
+use oware_app::player::mcts::{EngineSettings, build_search, cache_bytes, line_letters};
+use oware_core::game::{
     Game, RuleSet, Side, diagram_for, ending_words, mask_letters, move_letter, move_words,
     parse_move_letter,
 };
-use crate::net::{DeviceKind, NetEvaluator};
-use crate::player::Level;
-use crate::player::mcts::{EngineSettings, build_search, cache_bytes, line_letters};
-use crate::search::cache::EvalCache;
-use crate::search::mcts::ParallelSearch;
-use crate::tablebase::prove::Prover;
+use oware_core::search::cache::EvalCache;
+use oware_core::search::mcts::ParallelSearch;
+use oware_core::tablebase::prove::Prover;
+use oware_net::net::{DeviceKind, NetEvaluator};
 
 /// Simulations of a `hint` search (at least the level's).
 const HINT_SIMULATIONS: u32 = 400;
@@ -42,7 +42,7 @@ const HINT_SIMULATIONS: u32 = 400;
 pub struct Args {
     /// A checkpoint directory, or a run directory (its latest checkpoint).
     /// Default: the shipped network, checkpoints/oware-abapa.
-    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path(), hide_default_value = true)]
+    #[arg(long, default_value_os_t = oware_net::net::checkpoint::default_model_path(), hide_default_value = true)]
     model: PathBuf,
     /// How strongly the network plays.
     #[arg(long, value_enum, default_value = "amateur")]
@@ -81,7 +81,7 @@ struct Session {
     game: Game,
     human: Side,
     level: Level,
-    tablebase: Option<std::sync::Arc<crate::tablebase::Tablebase>>,
+    tablebase: Option<std::sync::Arc<oware_core::tablebase::Tablebase>>,
 }
 
 impl Session {
@@ -358,7 +358,7 @@ pub fn run(a: Args) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Position;
+    use oware_core::game::Position;
 
     #[test]
     fn bad_moves_say_why() {

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::train::metrics;
-use crate::train::plot::learning_curves;
-use crate::train::rundir::RunDir;
+use oware_app::train::metrics;
+use oware_app::train::plot::learning_curves;
+use oware_app::train::rundir::RunDir;
 
 /// Arguments of `oware plot`.
 #[derive(clap::Args, Debug)]
@@ -39,7 +39,7 @@ pub fn run(a: Args) -> Result<()> {
     let out = a.out.unwrap_or_else(|| dir.plot());
     // The pool's anchor rating, from the run's config (0, the default, without one).
     let anchor_elo = if dir.config().exists() {
-        crate::train::config::Config::load_saved(&dir.config())?
+        oware_app::train::config::Config::load_saved(&dir.config())?
             .eval
             .opponent_elo
     } else {

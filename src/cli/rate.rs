@@ -6,11 +6,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
-use crate::arena::rating::IntervalMethod;
-use crate::arena::rating_pool::{self, PoolGame};
-use crate::arena::{Player, PlayerSpec};
-use crate::game::RuleSet;
-use crate::net::checkpoint::fnv1a64;
+use oware_app::arena::rating::IntervalMethod;
+use oware_app::arena::rating_pool::{self, PoolGame};
+use oware_app::arena::{Player, PlayerSpec};
+use oware_core::game::RuleSet;
+use oware_net::net::checkpoint::fnv1a64;
 
 use super::match_args::MatchArgs;
 

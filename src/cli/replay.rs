@@ -13,7 +13,7 @@ use std::io::{BufRead, BufWriter, Write};
 use anyhow::Result;
 use serde_json::{Value, json};
 
-use crate::game::{Game, Outcome, Position, RuleSet, mask_letters};
+use oware_core::game::{Game, Outcome, Position, RuleSet, mask_letters};
 
 /// Arguments of `oware replay`.
 #[derive(clap::Args, Debug)]

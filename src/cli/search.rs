@@ -2,7 +2,7 @@
 
 use anyhow::{Result, bail};
 
-use crate::search::{AlphaBeta, Limits};
+use oware_core::search::{AlphaBeta, Limits};
 
 /// Arguments of `oware search`.
 #[derive(clap::Args, Debug)]
@@ -34,7 +34,7 @@ pub struct Args {
 /// Runs the subcommand with its parsed arguments.
 pub fn run(a: Args) -> Result<()> {
     if let Some(d) = a.depth
-        && !(1..=crate::search::alphabeta::MAX_DEPTH).contains(&d)
+        && !(1..=oware_core::search::alphabeta::MAX_DEPTH).contains(&d)
     {
         bail!("--depth {d}: expected a depth from 1 to 64 plies");
     }

@@ -7,14 +7,14 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use crate::dataio::chunk::write_chunk;
-use crate::files::atomic_write;
-use crate::net::{DeviceKind, NetEvaluator};
-use crate::rng::splitmix64;
-use crate::search::Evaluator;
-use crate::selfplay::{self, Progress};
-use crate::train::config::Config;
-use crate::train::rundir::RunDir;
+use oware_app::dataio::chunk::write_chunk;
+use oware_app::selfplay::{self, Progress};
+use oware_app::train::config::Config;
+use oware_app::train::rundir::RunDir;
+use oware_core::files::atomic_write;
+use oware_core::rng::splitmix64;
+use oware_core::search::Evaluator;
+use oware_net::net::{DeviceKind, NetEvaluator};
 
 /// Arguments of `oware selfplay`.
 #[derive(clap::Args, Debug)]

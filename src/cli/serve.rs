@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::net::{DeviceKind, NetEvaluator};
-use crate::search::Evaluator;
-use crate::serve::{ServeLimits, ServeSetup, is_loopback, serve};
+use oware_app::serve::{ServeLimits, ServeSetup, is_loopback, serve};
+use oware_core::search::Evaluator;
+use oware_net::net::{DeviceKind, NetEvaluator};
 
 /// Arguments of `oware serve`.
 #[derive(clap::Args, Debug)]
@@ -22,7 +22,7 @@ pub struct Args {
     port: u16,
     /// A checkpoint directory, or a run directory (its latest checkpoint).
     /// Default: the shipped network, checkpoints/oware-abapa.
-    #[arg(long, default_value_os_t = crate::net::checkpoint::default_model_path(), hide_default_value = true)]
+    #[arg(long, default_value_os_t = oware_net::net::checkpoint::default_model_path(), hide_default_value = true)]
     model: PathBuf,
     /// Searches run at once (one thread and one network copy each); default: the
     /// number of CPUs, at most 4.
@@ -39,7 +39,7 @@ pub struct Args {
     max_movetime_ms: u64,
     /// Longest infinite analysis (`POST /api/v1/infinite`, the web app's "infinite
     /// analysis"), in seconds: it stops then even if its page is still open.
-    #[arg(long, default_value_t = crate::serve::DEFAULT_ANALYSIS_SECONDS)]
+    #[arg(long, default_value_t = oware_app::serve::DEFAULT_ANALYSIS_SECONDS)]
     analysis_max_seconds: u64,
     /// Puzzles to find in self-play games after start-up (0: none).
     #[arg(long, default_value_t = 60)]
@@ -63,7 +63,7 @@ pub struct Args {
     runs: PathBuf,
 }
 
-fn load(model: &std::path::Path) -> Result<(Box<dyn Evaluator>, crate::net::Manifest)> {
+fn load(model: &std::path::Path) -> Result<(Box<dyn Evaluator>, oware_net::net::Manifest)> {
     let (e, m) = NetEvaluator::from_checkpoint(model, DeviceKind::Cpu)?;
     Ok((Box::new(e), m))
 }
@@ -79,11 +79,11 @@ pub fn run(a: Args) -> Result<()> {
     if a.queue == 0 || a.queue > 10_000 {
         bail!("--queue {}: expected 1 to 10000", a.queue);
     }
-    if a.max_sims == 0 || a.max_sims > crate::player::mcts::MAX_SIMULATIONS {
+    if a.max_sims == 0 || a.max_sims > oware_app::player::mcts::MAX_SIMULATIONS {
         bail!(
             "--max-sims {}: expected 1 to {}",
             a.max_sims,
-            crate::player::mcts::MAX_SIMULATIONS
+            oware_app::player::mcts::MAX_SIMULATIONS
         );
     }
     if a.max_movetime_ms == 0 || a.max_movetime_ms > 600_000 {

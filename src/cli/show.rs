@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 
-use crate::game::{Game, diagram, ending_words, mask_letters, move_letter, move_words};
+use oware_core::game::{Game, diagram, ending_words, mask_letters, move_letter, move_words};
 
 /// Arguments of `oware show`.
 #[derive(clap::Args, Debug)]

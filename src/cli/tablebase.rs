@@ -6,11 +6,11 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 
-use crate::game::{Position, Side, move_letter};
-use crate::rng::Rng;
-use crate::tablebase::prove::{Known, Prover, Source, since_capture};
-use crate::tablebase::solve::Solver;
-use crate::tablebase::{self, Tablebase, index};
+use oware_core::game::{Position, Side, move_letter};
+use oware_core::rng::Rng;
+use oware_core::tablebase::prove::{Known, Prover, Source, since_capture};
+use oware_core::tablebase::solve::Solver;
+use oware_core::tablebase::{self, Tablebase, index};
 
 /// `oware tablebase …`.
 #[derive(clap::Subcommand, Debug)]
@@ -254,7 +254,7 @@ fn probe(a: ProbeArgs) -> Result<()> {
 fn probe_one(
     tb: &Tablebase,
     a: &ProbeArgs,
-    game: &crate::game::Game,
+    game: &oware_core::game::Game,
     json: bool,
 ) -> Result<String> {
     let pos = *game.position();

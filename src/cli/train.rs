@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::train::config::Config;
-use crate::train::report::Display;
-use crate::train::rundir::{self, RunDir};
-use crate::train::{run, stop};
+use oware_app::train::config::Config;
+use oware_app::train::report::Display;
+use oware_app::train::rundir::{self, RunDir};
+use oware_app::train::{run, stop};
 
 /// Arguments of `oware train`.
 #[derive(clap::Args, Debug)]
@@ -60,9 +60,9 @@ pub fn run(a: Args) -> Result<()> {
     let dir = RunDir {
         root: run_dir.clone(),
     };
-    if crate::train::capsule::is_capsule(&run_dir) {
+    if oware_app::train::capsule::is_capsule(&run_dir) {
         // A copy of a capsule: every file checked before its config is read.
-        crate::train::capsule::check(&run_dir)?;
+        oware_app::train::capsule::check(&run_dir)?;
     }
     if let Some(c) = &a.capsule
         && std::path::absolute(c)? == std::path::absolute(&run_dir)?
@@ -105,7 +105,7 @@ pub fn run(a: Args) -> Result<()> {
         Display::Auto
     };
     stop_on_signals();
-    crate::train::metrics::tune_allocator();
+    oware_app::train::metrics::tune_allocator();
     let state = run::train(
         config,
         &run_dir,

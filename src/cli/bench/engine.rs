@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, anyhow, bail};
 use serde_json::json;
 
-use crate::engine::EngineSearcher;
-use crate::game::{Game, RuleSet};
-use crate::net::{DeviceKind, NetEvaluator};
-use crate::player::MctsSearcher;
-use crate::search::Limits;
+use oware_app::engine::EngineSearcher;
+use oware_app::player::MctsSearcher;
+use oware_core::game::{Game, RuleSet};
+use oware_core::search::Limits;
+use oware_net::net::{DeviceKind, NetEvaluator};
 
 /// Arguments of `oware bench engine`.
 #[derive(clap::Args, Debug)]
@@ -51,7 +51,7 @@ pub fn run(a: Args) -> Result<()> {
     let model = a
         .model
         .clone()
-        .unwrap_or_else(crate::net::checkpoint::default_model_path);
+        .unwrap_or_else(oware_net::net::checkpoint::default_model_path);
     let (evaluator, manifest) = NetEvaluator::from_checkpoint(&model, DeviceKind::Cpu)?;
     let rules = RuleSet::abapa();
     let mut rows = Vec::new();
@@ -75,7 +75,7 @@ pub fn run(a: Args) -> Result<()> {
                 (0, 0.0, 0, 0, 0, 0);
             let (mut lookups, mut hits) = (0, 0);
             for line in LINES {
-                let mut g = Game::new(rules, crate::game::Position::start());
+                let mut g = Game::new(rules, oware_core::game::Position::start());
                 g.play_text(line).map_err(|e| anyhow!("{line}: {e}"))?;
                 s.new_game();
                 let stop = AtomicBool::new(false);
@@ -124,12 +124,12 @@ pub fn run(a: Args) -> Result<()> {
 /// `n` positions a game reaches, none the same: each played from the start by
 /// random legal moves (seeded, so every run searches the same ones), 4 to 40 plies deep.
 fn fresh_positions(rules: RuleSet, n: usize) -> Vec<Game> {
-    let mut rng = crate::rng::Rng::new(20_261_206);
+    let mut rng = oware_core::rng::Rng::new(20_261_206);
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
         let plies = 4 + rng.below(37) as usize;
-        let mut g = Game::new(rules, crate::game::Position::start());
+        let mut g = Game::new(rules, oware_core::game::Position::start());
         for _ in 0..plies {
             let legal = g.legal_moves();
             if g.is_over() || legal == 0 {

@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::env::{BatchEnv, Encoding, EnvConfig, StepOut};
-use crate::game::RuleSet;
+use oware_core::env::{BatchEnv, Encoding, EnvConfig, StepOut};
+use oware_core::game::RuleSet;
 
 use super::game::perft_rate;
 

@@ -4,8 +4,8 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::game::{History, Position, RuleSet, perft, random_playout};
-use crate::rng::Rng;
+use oware_core::game::{History, Position, RuleSet, perft, random_playout};
+use oware_core::rng::Rng;
 
 /// Arguments of `oware bench game`.
 #[derive(clap::Args, Debug)]

@@ -4,10 +4,10 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::game::RuleSet;
-use crate::net::{Learner, LearnerConfig, ModelConfig};
-use crate::search::mcts::{Algorithm, MctsConfig};
-use crate::selfplay::{self, Progress, SelfPlayConfig};
+use oware_app::selfplay::{self, Progress, SelfPlayConfig};
+use oware_core::game::RuleSet;
+use oware_core::search::mcts::{Algorithm, MctsConfig};
+use oware_net::net::{Learner, LearnerConfig, ModelConfig};
 
 /// Arguments of `oware bench mcts`.
 #[derive(clap::Args, Debug)]

@@ -10,12 +10,14 @@ use burn::module::Module;
 use burn::tensor::Device;
 use serde_json::{Map, json};
 
-use crate::env::encoding::Encoding;
-use crate::game::{Position, RuleSet};
-use crate::net::train::TrainBatch;
-use crate::net::{DeviceKind, InferencePath, Learner, LearnerConfig, ModelConfig, NetEvaluator};
-use crate::rng::Rng;
-use crate::search::evaluator::{Evaluation, Evaluator};
+use oware_core::env::encoding::Encoding;
+use oware_core::game::{Position, RuleSet};
+use oware_core::rng::Rng;
+use oware_core::search::evaluator::{Evaluation, Evaluator};
+use oware_net::net::train::TrainBatch;
+use oware_net::net::{
+    DeviceKind, InferencePath, Learner, LearnerConfig, ModelConfig, NetEvaluator,
+};
 
 /// Arguments of `oware bench net`.
 #[derive(clap::Args, Debug)]
@@ -138,7 +140,7 @@ fn train_rate(
 
 pub fn run(a: Args) -> Result<()> {
     // The allocator as `oware train` sets it, so the training step is measured as it runs.
-    crate::train::metrics::tune_allocator();
+    oware_app::train::metrics::tune_allocator();
     let mut cfg = ModelConfig::default();
     if let Some(w) = a.width {
         cfg.width = w;

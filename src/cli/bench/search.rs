@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use crate::game::{Position, RuleSet};
-use crate::search::{AlphaBeta, Limits};
+use oware_core::game::{Position, RuleSet};
+use oware_core::search::{AlphaBeta, Limits};
 
 /// The suite: the start, then ten middle-game positions reached by random play from the
 /// start (16 to 39 plies; `oware-zero` Rng seeds 101 and up), chosen with at least 30
@@ -50,7 +50,7 @@ struct Row {
 
 /// Runs the subcommand with its parsed arguments.
 pub fn run(a: Args) -> Result<()> {
-    if !(1..=crate::search::alphabeta::MAX_DEPTH).contains(&a.depth) {
+    if !(1..=oware_core::search::alphabeta::MAX_DEPTH).contains(&a.depth) {
         bail!("--depth {}: expected a depth from 1 to 64 plies", a.depth);
     }
     if a.tt_mb == 0 || a.tt_mb > 65_536 {

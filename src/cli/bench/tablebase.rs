@@ -8,10 +8,10 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::game::{Position, RuleSet, Side};
-use crate::rng::Rng;
-use crate::tablebase::prove::{Known, Prover, Source};
-use crate::tablebase::{Tablebase, build, index};
+use oware_core::game::{Position, RuleSet, Side};
+use oware_core::rng::Rng;
+use oware_core::tablebase::prove::{Known, Prover, Source};
+use oware_core::tablebase::{Tablebase, build, index};
 
 /// Arguments of `oware bench tablebase`.
 #[derive(clap::Args, Debug)]
