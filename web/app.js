@@ -1,17 +1,18 @@
-// oware-zero's web app: play the network, study positions on an analysis board, review
-// a game, solve puzzles, watch training runs. Plain JavaScript modules, no dependencies, no build step; every
+// oware-zero's web app: play the network, study positions on a board of variations and
+// notes, review a game, solve puzzles, watch training runs. Plain JavaScript modules, no dependencies, no build step; every
 // rule is the server's (POST /api/v1/position), the page only draws and animates what
 // the server says.
 //
 // This module starts the app: the tabs, the pits' clicks sent to the tab that is open,
 // and the page's address, which holds the game (and the study) so that a link shares it.
 
-import { bindAnalysis, hideAnalysis, initStudy, onAnalysisPit, showAnalysis, studyParams } from './analysis.js';
 import { api, engineModelName, setEngineModel } from './api.js';
 import { buildBoard, drawEvalBar, setAnimation } from './board.js';
 import { editPit, editing } from './editor.js';
+import { initEnginePanel } from './engine-panel.js';
 import { bindPlay, game, gameParams, initGame, initSettings, onPlayPit, showPlay } from './play.js';
 import { bindPuzzles, onPuzzlePit, showPuzzles } from './puzzles.js';
+import { bindStudy, hideStudy, initStudy, onStudyPit, showStudy, studyParams } from './study.js';
 import { bindTraining, hideTraining, initTraining, showTraining, trainingParams } from './training.js';
 import { $, START, activeTab, isFen, listen, say, setActiveTab } from './ui.js';
 
@@ -30,7 +31,7 @@ function updateUrl() {
 }
 
 async function showTab(tab) {
-  hideAnalysis();
+  hideStudy();
   hideTraining();
   setActiveTab(tab);
   // The training page takes the whole width: no board, no panel.
@@ -40,7 +41,7 @@ async function showTab(tab) {
   drawEvalBar(null);
   updateUrl();
   if (tab === 'play') showPlay();
-  else if (tab === 'analysis') await showAnalysis();
+  else if (tab === 'analysis') await showStudy();
   else if (tab === 'puzzles') showPuzzles();
   else if (tab === 'training') await showTraining();
 }
@@ -49,11 +50,11 @@ function onPit(letter) {
   if (editing()) return editPit(letter, 0);
   const tab = activeTab();
   if (tab === 'puzzles') return onPuzzlePit(letter);
-  if (tab === 'analysis') return onAnalysisPit(letter);
+  if (tab === 'analysis') return onStudyPit(letter);
   return onPlayPit(letter);
 }
 
-// A right click takes a seed away in the editor; on the analysis board it draws (the
+// A right click takes a seed away in the editor; on the study board it draws (the
 // board's own handlers), so the menu stays shut.
 function onRightPit(letter) {
   if (!editing()) return activeTab() === 'analysis';
@@ -66,7 +67,7 @@ async function init() {
   listen(updateUrl);
   buildBoard(onPit, onRightPit);
   bindPlay();
-  bindAnalysis();
+  bindStudy();
   bindPuzzles();
   bindTraining();
   for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => showTab(b.dataset.tab));
@@ -83,6 +84,7 @@ async function init() {
     say('The server does not answer: ' + e.message, 'error');
   }
   initSettings(q, health);
+  initEnginePanel(health);
   initTraining(q);
   // A start position that is not one makes the board empty: fall back to the start.
   let start = q.get('start') || START;
@@ -90,7 +92,7 @@ async function init() {
   let moves = q.get('moves') || '';
   // A study without the game: the game is the study's main line. A study the server
   // refuses leaves the game as the link gives it.
-  const study = await initStudy(q, game().rules, health);
+  const study = await initStudy(q, game().rules);
   if (study.start !== undefined && !q.has('moves')) [start, moves] = [study.start, study.moves];
   const tab = q.get('tab');
   await initGame(q, start, moves, !tab || tab === 'play');

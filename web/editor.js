@@ -1,4 +1,4 @@
-// The position editor of the analysis board: seeds added or taken away pit by pit, the
+// The position editor of the study board: seeds added or taken away pit by pit, the
 // stores, the side to move, or the position's text; the server checks the result.
 
 import { api } from './api.js';

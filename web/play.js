@@ -310,7 +310,7 @@ export function showPlay() {
 }
 
 // Plays the position `moves` from `start` reached under `rules` against oware, as
-// `human` (the analysis board's "Play from here").
+// `human` (the study board's "Play from here").
 export async function playFrom(start, moves, rules, human) {
   G.human = human;
   G.start = start;

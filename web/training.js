@@ -2,7 +2,7 @@
 // charts of the runs picked (the page asks GET /api/v1/runs… again every few seconds
 // while the tab is open and the page is seen), runs compared on the same charts by
 // iterations, games or hours, and the focused run's checkpoints and latest self-play
-// games, each of which opens on the analysis board.
+// games, each of which opens on the study board.
 
 import { api } from './api.js';
 import { drawChart, fmt } from './chart.js';

@@ -1,4 +1,4 @@
-// The analysis board's tree of moves, and a study's text (docs/notation.md, "Study
+// The study board's tree of moves, and a study's text (docs/notation.md, "Study
 // files"). Each node is a position, reached from its parent by `move`; the first child
 // continues the main line, the others are variations. A node carries what the user
 // wrote on it: a `mark` on its move (!, ?, …), a `comment`, and `shapes` drawn on the
@@ -30,6 +30,9 @@ export function pathOf(node) {
   for (let n = node; n.parent; n = n.parent) s = n.move + s;
   return s;
 }
+
+// `3.C`: the move a path of moves ends with, by its number.
+export const labelAt = (moves) => (moves ? `${moves.length}.${moves[moves.length - 1]}` : 'the start');
 
 // The root and the main line's nodes after it.
 export function mainLine(tree) {

@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 
 /// (name, content type, body) of every file the app is made of: the page, its style, its
 /// JavaScript modules (`app.js` imports the others) and its icon.
-const FILES: [(&str, &str, &str); 15] = [
+const FILES: [(&str, &str, &str); 17] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -19,18 +19,24 @@ const FILES: [(&str, &str, &str); 15] = [
         include_str!("../../../../web/app.css"),
     ),
     ("app.js", JS, include_str!("../../../../web/app.js")),
-    (
-        "analysis.js",
-        JS,
-        include_str!("../../../../web/analysis.js"),
-    ),
     ("api.js", JS, include_str!("../../../../web/api.js")),
     ("board.js", JS, include_str!("../../../../web/board.js")),
     ("chart.js", JS, include_str!("../../../../web/chart.js")),
     ("editor.js", JS, include_str!("../../../../web/editor.js")),
+    (
+        "endgame-trainer.js",
+        JS,
+        include_str!("../../../../web/endgame-trainer.js"),
+    ),
+    (
+        "engine-panel.js",
+        JS,
+        include_str!("../../../../web/engine-panel.js"),
+    ),
     ("play.js", JS, include_str!("../../../../web/play.js")),
     ("puzzles.js", JS, include_str!("../../../../web/puzzles.js")),
     ("review.js", JS, include_str!("../../../../web/review.js")),
+    ("study.js", JS, include_str!("../../../../web/study.js")),
     (
         "training.js",
         JS,
