@@ -5,49 +5,53 @@ import { api } from './api.js';
 import { drawBoard } from './board.js';
 import { $, START, fenOf, guarded, isFen, parseFen, pitOf } from './ui.js';
 
-// The position being set up: {pits, stores, side}, or null when the editor is shut.
-let E = null;
-// The rule set the position is for, and what to do with a good one (set by `startEditor`).
-let rules = 'abapa';
-let done = null;
+// The editor's state: `draft`, the position being set up ({pits, stores, side}), or null
+// when the editor is shut; `rules`, the rule set it is for, and `done`, what to do with a
+// good one (both set by `startEditor`).
+const editor = {
+  draft: null,
+  rules: 'abapa',
+  done: null,
+};
 
-export const editing = () => E !== null;
+export const editing = () => editor.draft !== null;
 
 // Opens the editor on `pos` (a /position answer); `use(pos)` gets the position set up,
 // checked by the server under `ruleSet`, when the user is done.
 export function startEditor(pos, ruleSet, use) {
-  E = { pits: pos.pits.slice(), stores: pos.stores.slice(), side: pos.to_move };
-  rules = ruleSet;
-  done = use;
+  editor.draft = { pits: pos.pits.slice(), stores: pos.stores.slice(), side: pos.to_move };
+  editor.rules = ruleSet;
+  editor.done = use;
   $('#editor').classList.remove('hidden');
   drawEditor();
 }
 
 function drawEditor() {
-  $('#edit-store-s').value = String(E.stores[0]);
-  $('#edit-store-n').value = String(E.stores[1]);
-  $('#edit-side').value = E.side;
-  $('#edit-fen').value = fenOf(E);
-  const total = E.pits.reduce((a, b) => a + b, 0) + E.stores[0] + E.stores[1];
+  const { draft } = editor;
+  $('#edit-store-s').value = String(draft.stores[0]);
+  $('#edit-store-n').value = String(draft.stores[1]);
+  $('#edit-side').value = draft.side;
+  $('#edit-fen').value = fenOf(draft);
+  const total = draft.pits.reduce((a, b) => a + b, 0) + draft.stores[0] + draft.stores[1];
   const msg = $('#edit-msg');
   msg.textContent = total === 48 ? 'The seeds add up to 48.'
     : `The pits and stores hold ${total} seeds; a game has 48: ${total < 48 ? 'add ' + (48 - total) : 'take away ' + (total - 48)}.`;
   msg.dataset.ok = total === 48 ? '1' : '0';
-  drawBoard(E, { bottom: 'S', legal: 'ABCDEFabcdef', marks: {}, fen: fenOf(E) });
+  drawBoard(draft, { bottom: 'S', legal: 'ABCDEFabcdef', marks: {}, fen: fenOf(draft) });
   $('#banner').textContent = 'setting up a position';
 }
 
 // A click on a pit: one seed more (`delta` 1) or fewer (−1); 0: as the mode selector says.
 export function editPit(letter, delta) {
   const p = pitOf(letter);
-  E.pits[p] = Math.max(0, Math.min(48, E.pits[p] + (delta || Number($('#edit-mode').value))));
+  editor.draft.pits[p] = Math.max(0, Math.min(48, editor.draft.pits[p] + (delta || Number($('#edit-mode').value))));
   drawEditor();
 }
 
 function editFromInputs() {
   const n = (id) => Math.max(0, Math.min(48, Math.floor(Number($(id).value) || 0)));
-  E.stores = [n('#edit-store-s'), n('#edit-store-n')];
-  E.side = $('#edit-side').value;
+  editor.draft.stores = [n('#edit-store-s'), n('#edit-store-n')];
+  editor.draft.side = $('#edit-side').value;
   drawEditor();
 }
 
@@ -59,17 +63,17 @@ function editFromFen() {
     return;
   }
   const p = parseFen(f);
-  E = { pits: p.pits, stores: p.stores, side: p.side };
+  editor.draft = { pits: p.pits, stores: p.stores, side: p.side };
   drawEditor();
 }
 
 async function finishEditor() {
-  const fen = fenOf(E);
+  const fen = fenOf(editor.draft);
   const msg = $('#edit-msg');
   if (msg.dataset.ok !== '1') return;
   let pos;
   try {
-    pos = await api('position', { fen, moves: '', rules });
+    pos = await api('position', { fen, moves: '', rules: editor.rules });
   } catch (e) {
     msg.textContent = e.message;
     msg.dataset.ok = '0';
@@ -81,11 +85,11 @@ async function finishEditor() {
     return;
   }
   closeEditor();
-  await done(pos);
+  await editor.done(pos);
 }
 
 export function closeEditor() {
-  E = null;
+  editor.draft = null;
   $('#editor').classList.add('hidden');
 }
 
@@ -93,8 +97,8 @@ export function closeEditor() {
 export function bindEditor(cancel) {
   $('#edit-done').addEventListener('click', () => guarded(finishEditor));
   $('#edit-cancel').addEventListener('click', () => { closeEditor(); cancel(); });
-  $('#edit-start').addEventListener('click', () => { const p = parseFen(START); E = { pits: p.pits, stores: p.stores, side: 'S' }; drawEditor(); });
-  $('#edit-clear').addEventListener('click', () => { E.pits = Array(12).fill(0); E.stores = [0, 0]; drawEditor(); });
+  $('#edit-start').addEventListener('click', () => { const p = parseFen(START); editor.draft = { pits: p.pits, stores: p.stores, side: 'S' }; drawEditor(); });
+  $('#edit-clear').addEventListener('click', () => { editor.draft.pits = Array(12).fill(0); editor.draft.stores = [0, 0]; drawEditor(); });
   for (const id of ['#edit-store-s', '#edit-store-n', '#edit-side']) $(id).addEventListener('change', editFromInputs);
   $('#edit-fen').addEventListener('change', editFromFen);
 }

@@ -16,8 +16,8 @@ const LEVEL_NOTES = {
   master: 'master: 1 600 simulations, always the most visited move; rated about +2700, and scores 58% against strong.',
 };
 
-// The game played.
-const G = {
+// The game played, with the Play tab's settings for it.
+const played = {
   rules: 'abapa',
   start: START,
   moves: '',
@@ -30,34 +30,34 @@ const G = {
 };
 
 // The game as the other tabs see it (read only).
-export const game = () => ({ rules: G.rules, start: G.start, moves: G.moves, human: G.human, pos: G.pos });
+export const game = () => ({ rules: played.rules, start: played.start, moves: played.moves, human: played.human, pos: played.pos });
 
-const gameBody = (moves) => ({ fen: G.start, moves: moves === undefined ? G.moves : moves, rules: G.rules });
+const gameBody = (moves) => ({ fen: played.start, moves: moves === undefined ? played.moves : moves, rules: played.rules });
 
 function resultWords(result, human) {
   const head = result.winner === 'draw' ? 'A draw.' : (result.winner === human ? 'You win!' : 'oware wins.');
   return `${head} ${result.text}`;
 }
 
-function moverName(side) { return side === G.human ? 'You' : 'oware'; }
+function moverName(side) { return side === played.human ? 'You' : 'oware'; }
 
 function drawGame(marks) {
-  const p = G.pos;
-  const yourTurn = !p.result && p.to_move === G.human && activeTab() === 'play';
+  const p = played.pos;
+  const yourTurn = !p.result && p.to_move === played.human && activeTab() === 'play';
   const m = Object.assign({}, marks || {});
   const last = p.plies[p.plies.length - 1];
   if (last && !m[last.move]) m[last.move] = ['last', ''];
-  if (G.hint && yourTurn) m[G.hint.move] = ['hint', 'hint'];
-  drawBoard(p, { bottom: G.human, legal: yourTurn ? p.legal : '', marks: m, fen: p.fen });
+  if (played.hint && yourTurn) m[played.hint.move] = ['hint', 'hint'];
+  drawBoard(p, { bottom: played.human, legal: yourTurn ? p.legal : '', marks: m, fen: p.fen });
   drawMoveList();
-  $('#banner').textContent = p.result ? 'game over' : (p.to_move === G.human ? 'your move' : 'oware to move');
-  $('#redo').disabled = isBusy() || !G.redo;
+  $('#banner').textContent = p.result ? 'game over' : (p.to_move === played.human ? 'your move' : 'oware to move');
+  $('#redo').disabled = isBusy() || !played.redo;
 }
 
 function drawMoveList() {
   const ol = $('#move-list');
   ol.replaceChildren();
-  const plies = G.pos.plies;
+  const plies = played.pos.plies;
   plies.forEach((ply, i) => {
     const li = el('li');
     const mv = el('span', ply.captured ? 'cap' : '', ply.move + (ply.captured ? '×' + ply.captured : ''));
@@ -70,8 +70,8 @@ function drawMoveList() {
 
 // The evaluation bar while playing, when asked for: the engine on the game's position.
 function playEval() {
-  if (!G.showEval || activeTab() !== 'play') return;
-  const pos = G.pos;
+  if (!played.showEval || activeTab() !== 'play') return;
+  const pos = played.pos;
   if (pos.result) {
     const w = pos.result.winner;
     drawEvalBar(w === 'S' ? 1 : w === 'N' ? -1 : 0, pos.result.text);
@@ -85,29 +85,29 @@ function playEval() {
 }
 
 function recordText() {
-  const p = G.pos;
-  const me = G.human, them = other(G.human);
-  const names = { [me]: 'You', [them]: `oware-zero (${G.level})` };
+  const p = played.pos;
+  const me = played.human, them = other(played.human);
+  const names = { [me]: 'You', [them]: `oware-zero (${played.level})` };
   const result = !p || !p.result ? 'unfinished' : `${p.result.winner} (${p.result.text})`;
   const head = [
     '# Event: oware-zero web app',
     `# Date: ${new Date().toISOString().slice(0, 10)}`,
-    `# Rules: ${G.rules}`,
+    `# Rules: ${played.rules}`,
     `# South: ${names.S}`,
     `# North: ${names.N}`,
-    `# Level: ${G.level}`,
+    `# Level: ${played.level}`,
     `# Result: ${result}`,
   ];
-  return head.join('\n') + '\n' + (G.start !== START ? G.start + ';' : '') + G.moves + '\n';
+  return head.join('\n') + '\n' + (played.start !== START ? played.start + ';' : '') + played.moves + '\n';
 }
 
 // The game in the page's address (`q`, URLSearchParams), to share it.
 export function gameParams(q) {
-  if (G.start !== START) q.set('start', G.start);
-  if (G.moves) q.set('moves', G.moves);
-  if (G.rules !== 'abapa') q.set('rules', G.rules);
-  q.set('level', G.level);
-  q.set('side', G.human);
+  if (played.start !== START) q.set('start', played.start);
+  if (played.moves) q.set('moves', played.moves);
+  if (played.rules !== 'abapa') q.set('rules', played.rules);
+  q.set('level', played.level);
+  q.set('side', played.human);
 }
 
 function updateUrl() {
@@ -118,14 +118,14 @@ function updateUrl() {
 // Plays `letter` in the game: asks the server for the new position, animates it.
 // Returns what happened, in words.
 async function playMove(letter) {
-  const before = G.pos;
-  const after = await api('position', gameBody(G.moves + letter));
+  const before = played.pos;
+  const after = await api('position', gameBody(played.moves + letter));
   const mover = moverName(before.to_move);
-  G.moves += letter;
-  G.hint = null;
+  played.moves += letter;
+  played.hint = null;
   const ply = after.plies[after.plies.length - 1];
-  await animateMove(before, letter, after, ply, { bottom: G.human, fen: after.fen });
-  G.pos = after;
+  await animateMove(before, letter, after, ply, { bottom: played.human, fen: after.fen });
+  played.pos = after;
   drawGame();
   updateUrl();
   const words = describePly(ply, mover);
@@ -137,23 +137,23 @@ async function playMove(letter) {
 // the player's own move: it stays, and the replies are added to it.
 async function computerMoves(said) {
   let words = said || '';
-  while (!G.pos.result && G.pos.to_move !== G.human) {
+  while (!played.pos.result && played.pos.to_move !== played.human) {
     say((words ? words + ' ' : '') + 'oware is thinking…');
-    const b = await api('bestmove', Object.assign(gameBody(), { level: G.level }));
+    const b = await api('bestmove', Object.assign(gameBody(), { level: played.level }));
     const reply = await playMove(b.move);
     words = (words ? words + ' ' : '') + reply;
     say(words);
   }
-  if (G.pos.result) say((words ? words + ' ' : '') + resultWords(G.pos.result, G.human), 'over');
+  if (played.pos.result) say((words ? words + ' ' : '') + resultWords(played.pos.result, played.human), 'over');
   playEval();
 }
 
 export async function onPlayPit(letter) {
-  if (isBusy() || !G.pos) return;
-  const p = G.pos;
-  if (p.result || p.to_move !== G.human || !p.legal.includes(letter)) return;
+  if (isBusy() || !played.pos) return;
+  const p = played.pos;
+  if (p.result || p.to_move !== played.human || !p.legal.includes(letter)) return;
   await guarded(async () => {
-    G.redo = '';
+    played.redo = '';
     const words = await playMove(letter);
     await computerMoves(words);
   });
@@ -165,48 +165,48 @@ export async function onPlayPit(letter) {
 async function loadGame(start, moves, partial) {
   let pos, note = '';
   try {
-    pos = await api('position', { fen: start, moves, rules: G.rules });
+    pos = await api('position', { fen: start, moves, rules: played.rules });
   } catch (e) {
     if (!partial) throw e;
     let keep = /^[A-Fa-f]*/.exec(moves)[0].length;
     const m = /after (\d+) move/.exec(e.message);
     if (m) keep = Math.min(keep, Number(m[1]));
-    pos = await api('position', { fen: start, moves: moves.slice(0, keep), rules: G.rules })
-      .catch(() => api('position', { fen: START, moves: '', rules: G.rules }));
+    pos = await api('position', { fen: start, moves: moves.slice(0, keep), rules: played.rules })
+      .catch(() => api('position', { fen: START, moves: '', rules: played.rules }));
     const n = pos.moves.length;
     note = `The link's game could not be loaded as given (${e.message}); ` +
       (n ? `its first ${plural(n, 'move')} are shown.` : 'a new game instead.') + ' ';
   }
-  G.start = pos.start;
-  G.moves = pos.moves;
-  G.pos = pos;
-  G.hint = null;
+  played.start = pos.start;
+  played.moves = pos.moves;
+  played.pos = pos;
+  played.hint = null;
   drawGame();
   updateUrl();
   const last = pos.plies[pos.plies.length - 1];
   const words = last ? describePly(last, moverName(last.side))
-    : 'A new game. ' + (G.human === 'S' ? 'You move first: click one of your pits.' : 'oware moves first.');
+    : 'A new game. ' + (played.human === 'S' ? 'You move first: click one of your pits.' : 'oware moves first.');
   say(note + words, note ? 'error' : '');
   return note + words;
 }
 
 async function newGame() {
   await guarded(async () => {
-    G.redo = '';
-    const words = await loadGame(G.start === START ? START : G.start, '');
+    played.redo = '';
+    const words = await loadGame(played.start === START ? START : played.start, '');
     await computerMoves(words);
   });
 }
 
 async function undo() {
   await guarded(async () => {
-    const plies = G.pos.plies;
+    const plies = played.pos.plies;
     let k = -1;
-    for (let i = plies.length - 1; i >= 0; i--) if (plies[i].side === G.human) { k = i; break; }
+    for (let i = plies.length - 1; i >= 0; i--) if (plies[i].side === played.human) { k = i; break; }
     if (k < 0) { say('Nothing to take back: you have not moved yet.'); return; }
     const taken = plies.length - k;
-    G.redo = G.moves.slice(k) + G.redo;
-    await loadGame(G.start, G.moves.slice(0, k));
+    played.redo = played.moves.slice(k) + played.redo;
+    await loadGame(played.start, played.moves.slice(0, k));
     say(`Took back ${plural(taken, 'move')}. Your move (Redo plays ${taken > 1 ? 'them' : 'it'} again).`);
     playEval();
   });
@@ -214,41 +214,41 @@ async function undo() {
 
 // Plays again what Undo took back: your move and the replies after it.
 async function redo() {
-  if (!G.redo) return;
+  if (!played.redo) return;
   await guarded(async () => {
     let n = 1;
-    while (n < G.redo.length && sideOf(G.redo[n]) !== G.human) n++;
-    const moves = G.moves + G.redo.slice(0, n);
-    G.redo = G.redo.slice(n);
-    await loadGame(G.start, moves);
+    while (n < played.redo.length && sideOf(played.redo[n]) !== played.human) n++;
+    const moves = played.moves + played.redo.slice(0, n);
+    played.redo = played.redo.slice(n);
+    await loadGame(played.start, moves);
     say(`Played again: ${moves.slice(moves.length - n)}.`);
     await computerMoves($('#status').textContent);
   });
 }
 
 async function hint() {
-  if (G.pos.result || G.pos.to_move !== G.human) return;
+  if (played.pos.result || played.pos.to_move !== played.human) return;
   await guarded(async () => {
     say('Thinking about your move…');
     const b = await api('bestmove', Object.assign(gameBody(), { level: 'strong' }));
-    G.hint = { move: b.move, value: b.value };
+    played.hint = { move: b.move, value: b.value };
     drawGame();
     let t = `Hint: ${b.move}. With it your expected score is ${pct(b.value)}% ` +
       `(the search's value ${b.value >= 0 ? '+' : '−'}${Math.abs(b.value).toFixed(2)}, P(win) − P(loss)); the line ${b.pv}.`;
-    const tw = tablesWords(b.tablebase, G.pos);
+    const tw = tablesWords(b.tablebase, played.pos);
     if (tw) t += ' ' + tw.head;
     say(t);
   });
 }
 
 async function changeSetting(what, apply, revert) {
-  if (G.moves && !G.pos.result) {
-    const ok = await ask(`Changing ${what} starts a new game; the ${plural(G.moves.length, 'move')} played so far will be left (the Analysis tab keeps them until then).`,
+  if (played.moves && !played.pos.result) {
+    const ok = await ask(`Changing ${what} starts a new game; the ${plural(played.moves.length, 'move')} played so far will be left (the Analysis tab keeps them until then).`,
       'Start a new game', 'Keep playing');
     if (!ok) { revert(); return; }
   }
   apply();
-  G.start = START;
+  played.start = START;
   await newGame();
 }
 
@@ -272,21 +272,21 @@ async function loadRecord(text) {
   const h = r.headers;
   if (h.rules) {
     if (!RULES.includes(h.rules)) { say(`Rules: '${h.rules}' is not one of ${RULES.join(', ')}.`, 'error'); return; }
-    G.rules = h.rules;
+    played.rules = h.rules;
   }
-  if (h.south === 'You') G.human = 'S';
-  if (h.north === 'You') G.human = 'N';
-  if (LEVELS.includes(h.level)) G.level = h.level;
+  if (h.south === 'You') played.human = 'S';
+  if (h.north === 'You') played.human = 'N';
+  if (LEVELS.includes(h.level)) played.level = h.level;
   syncControls();
   await guarded(async () => {
-    G.redo = '';
+    played.redo = '';
     const words = await loadGame(r.start, r.moves);
     // A record shows its position and moves for no one; oware goes on with the game
     // only when the record says which side you played.
     if (h.south === 'You' || h.north === 'You') {
-      if (!G.pos.result && G.pos.to_move !== G.human) await computerMoves(words);
-    } else if (!G.pos.result) {
-      G.human = G.pos.to_move;
+      if (!played.pos.result && played.pos.to_move !== played.human) await computerMoves(words);
+    } else if (!played.pos.result) {
+      played.human = played.pos.to_move;
       syncControls();
       drawGame();
       updateUrl();
@@ -295,39 +295,39 @@ async function loadRecord(text) {
 }
 
 function syncControls() {
-  $('#level').value = G.level;
-  $('#side').value = G.human;
-  $('#rules').value = G.rules;
-  $('#level-note').textContent = LEVEL_NOTES[G.level];
+  $('#level').value = played.level;
+  $('#side').value = played.human;
+  $('#rules').value = played.rules;
+  $('#level-note').textContent = LEVEL_NOTES[played.level];
 }
 
 // The tab opened: the game as it stands.
 export function showPlay() {
   drawGame();
-  const last = G.pos.plies[G.pos.plies.length - 1];
-  say(G.pos.result ? resultWords(G.pos.result, G.human) : last ? describePly(last, moverName(last.side)) : 'Your move.', G.pos.result ? 'over' : '');
+  const last = played.pos.plies[played.pos.plies.length - 1];
+  say(played.pos.result ? resultWords(played.pos.result, played.human) : last ? describePly(last, moverName(last.side)) : 'Your move.', played.pos.result ? 'over' : '');
   playEval();
 }
 
 // Plays the position `moves` from `start` reached under `rules` against oware, as
 // `human` (the study board's "Play from here").
 export async function playFrom(start, moves, rules, human) {
-  G.human = human;
-  G.start = start;
-  G.rules = rules;
+  played.human = human;
+  played.start = start;
+  played.rules = rules;
   syncControls();
   await guarded(() => loadGame(start, moves));
 }
 
 export function bindPlay() {
-  $('#level').addEventListener('change', (e) => { G.level = e.target.value; syncControls(); updateUrl(); });
+  $('#level').addEventListener('change', (e) => { played.level = e.target.value; syncControls(); updateUrl(); });
   $('#side').addEventListener('change', (e) => changeSetting('the side you play',
-    () => { G.human = e.target.value; }, () => { e.target.value = G.human; }));
+    () => { played.human = e.target.value; }, () => { e.target.value = played.human; }));
   $('#rules').addEventListener('change', (e) => changeSetting('the rules',
-    () => { G.rules = e.target.value; }, () => { e.target.value = G.rules; }));
+    () => { played.rules = e.target.value; }, () => { e.target.value = played.rules; }));
   $('#show-eval').addEventListener('change', (e) => {
-    G.showEval = e.target.checked;
-    if (G.showEval) playEval(); else drawEvalBar(null);
+    played.showEval = e.target.checked;
+    if (played.showEval) playEval(); else drawEvalBar(null);
   });
   $('#new-game').addEventListener('click', () => newGame());
   $('#undo').addEventListener('click', () => undo());
@@ -345,10 +345,10 @@ export function bindPlay() {
 // The settings a link gives (`q`, URLSearchParams), then the server's own rules where the
 // link names none (`health`, the /health answer, or null).
 export function initSettings(q, health) {
-  if (LEVELS.includes(q.get('level'))) G.level = q.get('level');
-  if (RULES.includes(q.get('rules'))) G.rules = q.get('rules');
-  if (q.get('side') === 'N') G.human = 'N';
-  if (health && !q.has('rules') && RULES.includes(health.rules)) G.rules = health.rules;
+  if (LEVELS.includes(q.get('level'))) played.level = q.get('level');
+  if (RULES.includes(q.get('rules'))) played.rules = q.get('rules');
+  if (q.get('side') === 'N') played.human = 'N';
+  if (health && !q.has('rules') && RULES.includes(health.rules)) played.rules = health.rules;
   syncControls();
 }
 
@@ -360,7 +360,7 @@ export async function initGame(q, start, moves, playing) {
     const words = await loadGame(start, moves, true);
     if ($('#status').classList.contains('error')) return;
     if (!q.has('side')) {
-      if (!G.pos.result) G.human = G.pos.to_move;
+      if (!played.pos.result) played.human = played.pos.to_move;
       syncControls();
       drawGame();
       updateUrl();

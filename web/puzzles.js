@@ -6,7 +6,7 @@ import { animateMove, drawBoard } from './board.js';
 import { $, activeTab, guarded, isBusy, plural, say, sideName } from './ui.js';
 
 // The puzzles fetched, and which one is on the board.
-const P = {
+const puzzles = {
   list: [],
   i: -1,
   pos: null,          // the puzzle board's position (a /position answer)
@@ -20,28 +20,28 @@ const P = {
 // The moves played on the puzzle board, also in `#pane-puzzles[data-moves]` (where the
 // browser test reads them).
 function setMoves(moves) {
-  P.moves = moves;
+  puzzles.moves = moves;
   $('#pane-puzzles').dataset.moves = moves;
 }
 
 async function nextPuzzle() {
   await guarded(async () => {
-    P.i++;
-    if (P.i >= P.list.length) {
-      P.list = await api('puzzles?n=20');
-      P.i = 0;
+    puzzles.i++;
+    if (puzzles.i >= puzzles.list.length) {
+      puzzles.list = await api('puzzles?n=20');
+      puzzles.i = 0;
     }
-    if (!P.list.length) {
+    if (!puzzles.list.length) {
       $('#puzzle-title').textContent = 'Finding puzzles in self-play games…';
       $('#puzzle-status').textContent = 'The server proves each one; the first take a few seconds.';
-      setTimeout(() => { if (activeTab() === 'puzzles' && !P.list.length) { P.i = -1; nextPuzzle(); } }, 2000);
+      setTimeout(() => { if (activeTab() === 'puzzles' && !puzzles.list.length) { puzzles.i = -1; nextPuzzle(); } }, 2000);
       return;
     }
-    const z = P.list[P.i];
-    P.pos = await api('position', { fen: z.fen, moves: z.moves });
+    const z = puzzles.list[puzzles.i];
+    puzzles.pos = await api('position', { fen: z.fen, moves: z.moves });
     setMoves(z.moves);
-    P.tries = 0;
-    P.done = false;
+    puzzles.tries = 0;
+    puzzles.done = false;
     const level = z.difficulty ? ` · difficulty: ${z.difficulty}` : '';
     $('#puzzle-title').textContent = `${sideName(z.to_move)} to move and win (the win takes ${z.plies} plies)${level}.`;
     setPuzzleStatus('none', 'Find the one move that wins by force. Click a pit.');
@@ -51,95 +51,95 @@ async function nextPuzzle() {
 }
 
 function drawPuzzle(marks) {
-  const p = P.pos;
-  const z = P.list[P.i];
-  P.view = { marks };
-  drawBoard(p, { bottom: z.to_move, legal: P.done || p.to_move !== z.to_move ? '' : p.legal, marks, fen: p.fen });
-  $('#banner').textContent = `puzzle ${P.i + 1} of ${P.list.length}`;
+  const p = puzzles.pos;
+  const z = puzzles.list[puzzles.i];
+  puzzles.view = { marks };
+  drawBoard(p, { bottom: z.to_move, legal: puzzles.done || p.to_move !== z.to_move ? '' : p.legal, marks, fen: p.fen });
+  $('#banner').textContent = `puzzle ${puzzles.i + 1} of ${puzzles.list.length}`;
 }
 
 function setPuzzleStatus(state, text) {
   const e = $('#puzzle-status');
   e.dataset.state = state;
   e.textContent = text;
-  $('#puzzle-score').textContent = P.score.tried ? `Solved ${P.score.solved} of ${P.score.tried}.` : '';
+  $('#puzzle-score').textContent = puzzles.score.tried ? `Solved ${puzzles.score.solved} of ${puzzles.score.tried}.` : '';
 }
 
 // Plays `letter` on the puzzle board.
 async function puzzlePlay(letter) {
-  const z = P.list[P.i];
-  const after = await api('position', { fen: z.fen, moves: P.moves + letter });
-  await animateMove(P.pos, letter, after, after.plies[after.plies.length - 1], { bottom: z.to_move, fen: after.fen });
-  setMoves(P.moves + letter);
-  P.pos = after;
+  const z = puzzles.list[puzzles.i];
+  const after = await api('position', { fen: z.fen, moves: puzzles.moves + letter });
+  await animateMove(puzzles.pos, letter, after, after.plies[after.plies.length - 1], { bottom: z.to_move, fen: after.fen });
+  setMoves(puzzles.moves + letter);
+  puzzles.pos = after;
 }
 
 function puzzleSolved(letter) {
-  const z = P.list[P.i];
-  P.done = true;
-  P.score.tried++;
-  P.score.solved++;
+  const z = puzzles.list[puzzles.i];
+  puzzles.done = true;
+  puzzles.score.tried++;
+  puzzles.score.solved++;
   // Stars by the wrong moves tried on the way (three end the puzzle).
-  const grade = P.tries === 0 ? 'no wrong move: ★★★' : P.tries === 1 ? 'one wrong move: ★★' : 'two wrong moves: ★';
+  const grade = puzzles.tries === 0 ? 'no wrong move: ★★★' : puzzles.tries === 1 ? 'one wrong move: ★★' : 'two wrong moves: ★';
   drawPuzzle({ [letter]: ['best', 'win'] });
-  setPuzzleStatus('solved', `Solved, ${grade}. ${P.pos.result ? P.pos.result.text : ''} The line was ${z.line}.`);
+  setPuzzleStatus('solved', `Solved, ${grade}. ${puzzles.pos.result ? puzzles.pos.result.text : ''} The line was ${z.line}.`);
 }
 
 export async function onPuzzlePit(letter) {
-  if (isBusy() || P.done || !P.pos || !P.pos.legal.includes(letter)) return;
-  const z = P.list[P.i];
-  if (P.pos.to_move !== z.to_move) return;
+  if (isBusy() || puzzles.done || !puzzles.pos || !puzzles.pos.legal.includes(letter)) return;
+  const z = puzzles.list[puzzles.i];
+  if (puzzles.pos.to_move !== z.to_move) return;
   await guarded(async () => {
     // Which moves keep a forced win from here (the first move: the one solution).
-    const first = P.moves === z.moves;
+    const first = puzzles.moves === z.moves;
     let wins = first ? z.solution : '';
     if (!first) {
-      const s = await api('solve', { fen: z.fen, moves: P.moves, depth: Math.max(2, z.plies) });
+      const s = await api('solve', { fen: z.fen, moves: puzzles.moves, depth: Math.max(2, z.plies) });
       wins = Object.entries(s.moves).filter(([, v]) => v.result === 'win').map(([m]) => m).join('');
     }
     if (!wins.includes(letter)) {
-      P.tries++;
+      puzzles.tries++;
       const wrong = { [letter]: ['wrong', 'no'] };
-      if (P.tries >= 3) {
-        P.done = true;
-        P.score.tried++;
+      if (puzzles.tries >= 3) {
+        puzzles.done = true;
+        puzzles.score.tried++;
         for (const w of wins) wrong[w] = ['best', 'win'];
         drawPuzzle(wrong);
         setPuzzleStatus('missed', `${letter} does not force a win either. ${wins.length > 1 ? 'Winning moves were' : 'The winning move was'} ${wins.split('').join(', ')}.`);
         return;
       }
       drawPuzzle(wrong);
-      setPuzzleStatus('wrong', `${letter} does not force a win. Try again (${plural(3 - P.tries, 'try', 'tries')} left).`);
+      setPuzzleStatus('wrong', `${letter} does not force a win. Try again (${plural(3 - puzzles.tries, 'try', 'tries')} left).`);
       return;
     }
     await puzzlePlay(letter);
-    if (P.pos.result) { puzzleSolved(letter); return; }
+    if (puzzles.pos.result) { puzzleSolved(letter); return; }
     // The engine defends: alpha-beta's best reply (the longest resistance).
-    while (!P.pos.result && P.pos.to_move !== z.to_move) {
+    while (!puzzles.pos.result && puzzles.pos.to_move !== z.to_move) {
       setPuzzleStatus('going', `${letter} keeps the win. The engine defends…`);
-      const s = await api('solve', { fen: z.fen, moves: P.moves, depth: Math.max(2, z.plies) });
+      const s = await api('solve', { fen: z.fen, moves: puzzles.moves, depth: Math.max(2, z.plies) });
       await puzzlePlay(s.best);
     }
-    if (P.pos.result) { puzzleSolved(letter); return; }
-    drawPuzzle({ [P.moves[P.moves.length - 1]]: ['last', ''] });
-    setPuzzleStatus('going', `Right: ${letter} keeps the win; the engine answered ${P.moves[P.moves.length - 1]}. Your move: keep it.`);
+    if (puzzles.pos.result) { puzzleSolved(letter); return; }
+    drawPuzzle({ [puzzles.moves[puzzles.moves.length - 1]]: ['last', ''] });
+    setPuzzleStatus('going', `Right: ${letter} keeps the win; the engine answered ${puzzles.moves[puzzles.moves.length - 1]}. Your move: keep it.`);
   });
 }
 
 function showSolution() {
-  if (P.i < 0 || P.done) return;
-  const z = P.list[P.i];
-  P.done = true;
-  P.score.tried++;
-  const first = P.moves === z.moves;
+  if (puzzles.i < 0 || puzzles.done) return;
+  const z = puzzles.list[puzzles.i];
+  puzzles.done = true;
+  puzzles.score.tried++;
+  const first = puzzles.moves === z.moves;
   drawPuzzle(first ? { [z.solution]: ['best', 'win'] } : {});
   setPuzzleStatus('missed', `The winning move is ${z.solution} (line ${z.line}).`);
 }
 
 // The tab opened: the puzzle on the board, or the first one.
 export function showPuzzles() {
-  if (P.i < 0 || !P.pos) nextPuzzle();
-  else { drawPuzzle(P.view ? P.view.marks : {}); say(''); }
+  if (puzzles.i < 0 || !puzzles.pos) nextPuzzle();
+  else { drawPuzzle(puzzles.view ? puzzles.view.marks : {}); say(''); }
 }
 
 export function bindPuzzles() {

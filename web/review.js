@@ -1,4 +1,4 @@
-// The review of the analysis board's main line (POST /api/v1/analyze): every move graded,
+// The review of the study board's main line (POST /api/v1/analyze): every move graded,
 // the value graph beside the board, a table of the moves, each side's accuracy and
 // summary, and "learn from the mistakes": each position where a side slipped, to play
 // again until a move as good as the engine's is found.
@@ -7,34 +7,39 @@ import { api } from './api.js';
 import { mainLine, mainMoves } from './tree.js';
 import { $, el, guarded, plural, say, sideName } from './ui.js';
 
-// The /analyze answer, and the game (`start;moves`) it is of.
-let review = null;
-let reviewed = null;
-// The analysis board's tree, and how to go to one of its nodes (set by `bindReview`).
-let board = null;
-let go = null;
+// The review's state: `answer`, the /analyze answer, and `of`, the game (`start;moves`)
+// it is of; `tree`, a function that returns the study board's tree, and `goTo`, how to
+// go to one of its nodes (both set by `bindReview`); `learn`, learning from the mistakes
+// ({list: the slips, k: the one on the board, solved, tries}), or null.
+const review = {
+  answer: null,
+  of: null,
+  tree: null,
+  goTo: null,
+  learn: null,
+};
 
 const keyOf = (tree) => tree.start + ';' + mainMoves(tree);
 
 // Whether the review is of the board's main line as it stands.
-export const isCurrent = () => review !== null && reviewed === keyOf(board());
+export const isCurrent = () => review.answer !== null && review.of === keyOf(review.tree());
 
 // The review's entry for the move after `node`, where `node` is on the reviewed line.
 export function reviewAfter(node) {
   if (!isCurrent()) return null;
-  const i = mainLine(board()).indexOf(node);
-  return i >= 0 && i < review.plies.length ? review.plies[i] : null;
+  const i = mainLine(review.tree()).indexOf(node);
+  return i >= 0 && i < review.answer.plies.length ? review.answer.plies[i] : null;
 }
 
 export function forgetReview() {
-  review = null;
-  reviewed = null;
+  review.answer = null;
+  review.of = null;
   clearReview();
 }
 
 export async function analyze() {
   await guarded(async () => {
-    const tree = board();
+    const tree = review.tree();
     const main = mainLine(tree);
     const moves = mainMoves(tree);
     if (!moves) { $('#analysis-status').textContent = 'There are no moves to review: play some first.'; return; }
@@ -46,14 +51,14 @@ export async function analyze() {
       $('#analysis-status').textContent = `The review failed: ${e.message}`;
       throw e;
     }
-    review = rv;
-    reviewed = keyOf(tree);
+    review.answer = rv;
+    review.of = keyOf(tree);
     $('#analysis-status').textContent = `${plural(rv.plies.length, 'move')} reviewed: ${rv.simulations} simulations a position, ` +
       `alpha-beta proofs ${rv.exact_depth} plies deep` + (rv.tablebase_seeds ? `, endgame tables to ${rv.tablebase_seeds} seeds.` : '.');
     drawReview();
     let worst = 0;
     rv.plies.forEach((p, i) => { if (p.loss > rv.plies[worst].loss) worst = i; });
-    await go(main[worst]);
+    await review.goTo(main[worst]);
   });
 }
 
@@ -71,7 +76,7 @@ const graphX = (i, n) => (n <= 1 ? 300 : 8 + 584 * i / n);
 export function drawReview() {
   $('#review-box').classList.remove('hidden');
   $('#graph-box').classList.remove('hidden');
-  const rv = review;
+  const rv = review.answer;
   const svg = $('#graph');
   const n = rv.plies.length;
   const H = 180, pad = 8;
@@ -108,7 +113,7 @@ export function drawReview() {
 
   const tb = $('#analysis-table tbody');
   tb.replaceChildren();
-  const main = mainLine(board());
+  const main = mainLine(review.tree());
   rv.plies.forEach((p, i) => {
     const tr = el('tr');
     tr.dataset.ply = String(i + 1);
@@ -120,7 +125,7 @@ export function drawReview() {
       else td.textContent = text;
       tr.appendChild(td);
     }
-    tr.addEventListener('click', () => guarded(() => go(main[i])));
+    tr.addEventListener('click', () => guarded(() => review.goTo(main[i])));
     tb.appendChild(tr);
   });
 
@@ -154,9 +159,9 @@ const accuracy = (plies) => plies.reduce((a, p) => a + moveAccuracy(p.loss), 0) 
 
 export function drawGraphCursor() {
   const c = $('#graph-cursor');
-  const rv = review;
+  const rv = review.answer;
   if (!c || !rv) return;
-  const i = mainLine(board()).indexOf(board().cur);
+  const i = mainLine(review.tree()).indexOf(review.tree().cur);
   c.classList.toggle('hidden', i < 0);
   const x = graphX(Math.max(0, i), rv.plies.length);
   c.setAttribute('x1', x);
@@ -164,33 +169,30 @@ export function drawGraphCursor() {
 }
 
 function graphClick(ev) {
-  if (!review) return;
+  if (!review.answer) return;
   const r = $('#graph').getBoundingClientRect();
-  const n = review.plies.length;
+  const n = review.answer.plies.length;
   const i = Math.max(0, Math.min(n, Math.round(((ev.clientX - r.left) / r.width * 600 - 8) / (584 / n))));
-  guarded(() => go(mainLine(board())[i]));
+  guarded(() => review.goTo(mainLine(review.tree())[i]));
 }
 
 // ---------- learn from the mistakes ----------
 
 // The review's slips: the indices of the moves graded a mistake or a blunder.
-const slips = () => (review ? review.plies.map((p, i) => [p, i]).filter(([p]) => p.grade === 'mistake' || p.grade === 'blunder').map(([, i]) => i) : []);
+const slips = () => (review.answer ? review.answer.plies.map((p, i) => [p, i]).filter(([p]) => p.grade === 'mistake' || p.grade === 'blunder').map(([, i]) => i) : []);
 
-// {list: the slips, k: the one on the board, solved, tries}, or null.
-let learn = null;
-
-export const learning = () => learn !== null;
+export const learning = () => review.learn !== null;
 
 // Whether the answer is hidden: the user looks for the better move and has neither found
 // it nor asked for the solution (the board, the status line, the engine and the table
 // then show no better move).
-export const learnHides = () => learn !== null && !learn.solved;
+export const learnHides = () => review.learn !== null && !review.learn.solved;
 
 // What the trainer says now.
 export const learnWords = () => $('#learn-text').textContent;
 
 async function startLearning() {
-  learn = { list: slips(), k: 0, solved: false, tries: 0 };
+  review.learn = { list: slips(), k: 0, solved: false, tries: 0 };
   $('#learn-box').classList.remove('hidden');
   await showSlip();
   // On a phone the panel is below the board: the board comes back into view.
@@ -200,14 +202,14 @@ async function startLearning() {
 
 // The position before the slip, on the board, with the task in words.
 async function showSlip() {
-  const i = learn.list[learn.k];
-  const p = review.plies[i];
-  learn.solved = false;
-  learn.tries = 0;
+  const i = review.learn.list[review.learn.k];
+  const p = review.answer.plies[i];
+  review.learn.solved = false;
+  review.learn.tries = 0;
   $('#review-box').classList.add('learning');
-  learnSay('going', `Position ${learn.k + 1} of ${learn.list.length}: ${sideName(p.side)} played ${p.move} here, a ${p.grade}. ` +
+  learnSay('going', `Position ${review.learn.k + 1} of ${review.learn.list.length}: ${sideName(p.side)} played ${p.move} here, a ${p.grade}. ` +
     `Find a better move for ${sideName(p.side)}.`);
-  await go(mainLine(board())[i]);
+  await review.goTo(mainLine(review.tree())[i]);
   $('#learn-next').classList.add('hidden');
   $('#learn-show').classList.remove('hidden');
 }
@@ -223,59 +225,59 @@ function learnSay(state, text) {
 // A move tried on the board: as good as the engine's when the review's best, or graded
 // best (or a tie) by a review of that one move from the position (the same simulations).
 export async function learnTry(letter) {
-  if (learn.solved) return;
-  const i = learn.list[learn.k];
-  const p = review.plies[i];
-  const node = mainLine(board())[i];
+  if (review.learn.solved) return;
+  const i = review.learn.list[review.learn.k];
+  const p = review.answer.plies[i];
+  const node = mainLine(review.tree())[i];
   if (!node.pos.legal.includes(letter)) return;
   if (letter === p.move) { learnSay('wrong', `${letter} is the move played, the ${p.grade}: try again.`); return; }
   let good = letter === p.best;
   let words = '';
   if (!good) {
-    const r = await api('analyze', { fen: node.pos.fen, moves: letter, rules: board().rules, sims: review.simulations });
+    const r = await api('analyze', { fen: node.pos.fen, moves: letter, rules: review.tree().rules, sims: review.answer.simulations });
     const g = r.plies[0];
     good = g.grade === 'best';
     words = `${letter} is graded ${g.grade} (${g.loss.toFixed(2)} lost).`;
   }
   if (!good) {
-    learn.tries++;
+    review.learn.tries++;
     learnSay('wrong', `${words} Try again.`);
     return;
   }
   await reveal();
-  const last = learn.k + 1 >= learn.list.length;
+  const last = review.learn.k + 1 >= review.learn.list.length;
   learnSay('solved', `You found it: ${letter} is as good as the engine's ${p.best}` +
-    (last ? `. That was the last of ${plural(learn.list.length, 'position')}.` : '.'));
+    (last ? `. That was the last of ${plural(review.learn.list.length, 'position')}.` : '.'));
 }
 
 // The answer shown: the board, the engine and the review's table again.
 async function reveal() {
-  learn.solved = true;
+  review.learn.solved = true;
   $('#review-box').classList.remove('learning');
   $('#learn-show').classList.add('hidden');
-  $('#learn-next').classList.toggle('hidden', learn.k + 1 >= learn.list.length);
-  await go(board().cur);
+  $('#learn-next').classList.toggle('hidden', review.learn.k + 1 >= review.learn.list.length);
+  await review.goTo(review.tree().cur);
 }
 
 async function learnShow() {
-  const p = review.plies[learn.list[learn.k]];
+  const p = review.answer.plies[review.learn.list[review.learn.k]];
   await reveal();
   learnSay('shown', `The solution: ${p.best} (line ${p.pv}).`);
 }
 
 function stopLearning() {
-  learn = null;
+  review.learn = null;
   $('#review-box').classList.remove('learning');
   $('#learn-box').classList.add('hidden');
 }
 
-// `tree`: a function that returns the analysis board's tree; `goTo`: goes to a node.
+// `tree`: a function that returns the study board's tree; `goTo`: goes to a node.
 export function bindReview(tree, goTo) {
-  board = tree;
-  go = goTo;
+  review.tree = tree;
+  review.goTo = goTo;
   $('#graph').addEventListener('click', graphClick);
   $('#learn').addEventListener('click', () => guarded(startLearning));
-  $('#learn-next').addEventListener('click', () => { learn.k++; guarded(showSlip); });
+  $('#learn-next').addEventListener('click', () => { review.learn.k++; guarded(showSlip); });
   $('#learn-show').addEventListener('click', () => guarded(learnShow));
-  $('#learn-stop').addEventListener('click', () => { stopLearning(); guarded(() => go(board().cur)); });
+  $('#learn-stop').addEventListener('click', () => { stopLearning(); guarded(() => review.goTo(review.tree().cur)); });
 }

@@ -35,7 +35,9 @@ const CHARTS = [
   { id: 'draw_rate', title: 'Self-play draw rate', smooth: true },
 ];
 
-const T = {
+// The Training tab's state: the runs read, those on the charts, the charts' settings
+// and the polling.
+const training = {
   runs: [],            // the last GET /api/v1/runs
   picked: [],          // ids on the charts, in the order picked (their colours)
   focus: null,         // the run whose checkpoints and games are shown
@@ -51,7 +53,7 @@ const T = {
   polls: 0,
 };
 
-const colorOf = (id) => COLORS[T.picked.indexOf(id) % COLORS.length];
+const colorOf = (id) => COLORS[training.picked.indexOf(id) % COLORS.length];
 
 function hms(s) {
   if (s === null || s === undefined) return '–';
@@ -101,9 +103,9 @@ function makeRow(id) {
 
 function fillRow(tr, r) {
   const c = tr.children;
-  tr.classList.toggle('sel', r.id === T.focus);
+  tr.classList.toggle('sel', r.id === training.focus);
   const pick = c[0].firstChild;
-  pick.checked = T.picked.includes(r.id);
+  pick.checked = training.picked.includes(r.id);
   c[0].lastChild.style.background = pick.checked ? colorOf(r.id) : 'transparent';
   const state = el('span', 'run-state st-' + r.state, r.state);
   if (r.problem) state.title = r.problem;
@@ -119,8 +121,8 @@ function fillRow(tr, r) {
 
 function drawRuns() {
   const body = $('#runs-table tbody');
-  const f = T.filter.toLowerCase();
-  const shown = T.runs.filter((r) => !f || r.id.toLowerCase().includes(f));
+  const f = training.filter.toLowerCase();
+  const shown = training.runs.filter((r) => !f || r.id.toLowerCase().includes(f));
   const keep = new Set(shown.map((r) => r.id));
   for (const [id, tr] of rowsById) if (!keep.has(id)) { tr.remove(); rowsById.delete(id); }
   let at = body.firstElementChild;
@@ -132,23 +134,23 @@ function drawRuns() {
     if (tr === at) at = at.nextElementSibling;
     else body.insertBefore(tr, at);
   }
-  const n = T.runs.length;
-  const running = T.runs.filter((r) => r.state === 'running').length;
+  const n = training.runs.length;
+  const running = training.runs.filter((r) => r.state === 'running').length;
   $('#runs-count').textContent = n === 0 ? '' : `${plural(n, 'run')}, ${running} training` +
     (shown.length < n ? `; ${shown.length} shown` : '');
 }
 
 function togglePick(id, on) {
-  T.picked = T.picked.filter((p) => p !== id);
-  if (on) T.picked.push(id);
+  training.picked = training.picked.filter((p) => p !== id);
+  if (on) training.picked.push(id);
   changed();
   drawRuns();
   poll();
 }
 
 function focusRun(id) {
-  T.focus = id;
-  if (!T.picked.includes(id)) T.picked.push(id);
+  training.focus = id;
+  if (!training.picked.includes(id)) training.picked.push(id);
   changed();
   drawRuns();
   poll();
@@ -158,12 +160,12 @@ function focusRun(id) {
 // ---- the data: rows appended as the run writes them ----
 
 async function fetchMetrics(id) {
-  const have = T.data.get(id);
+  const have = training.data.get(id);
   // The last row again: a run resumed after a kill may have rewritten it.
   const from = have ? Math.max(0, have.rows - 1) : 0;
   const m = await api(`runs/metrics?run=${encodeURIComponent(id)}&from=${from}`);
   if (!have || m.rows < from || m.from === 0) {
-    T.data.set(id, { rows: m.rows, cols: m.columns, problem: m.problem });
+    training.data.set(id, { rows: m.rows, cols: m.columns, problem: m.problem });
     return;
   }
   for (const [k, v] of Object.entries(m.columns)) {
@@ -175,10 +177,10 @@ async function fetchMetrics(id) {
 
 // The series of chart `c` for run `id`: one per opponent where the chart is by opponent.
 function seriesOf(c, id) {
-  const d = T.data.get(id);
+  const d = training.data.get(id);
   if (!d || !d.cols[c.id]) return [];
   const cols = d.cols;
-  const xOf = X_MODES[T.x].x;
+  const xOf = X_MODES[training.x].x;
   const groups = new Map();
   for (let i = 0; i < d.rows; i++) {
     const y = cols[c.id][i];
@@ -209,7 +211,7 @@ function drawCharts() {
   const box = $('#charts');
   for (const c of CHARTS) {
     let card = box.querySelector(`[data-chart="${c.id}"]`);
-    const series = T.picked.flatMap((id) => seriesOf(c, id));
+    const series = training.picked.flatMap((id) => seriesOf(c, id));
     if (!series.length) { if (card) card.classList.add('hidden'); continue; }
     if (!card) {
       card = el('div', 'chart');
@@ -218,26 +220,26 @@ function drawCharts() {
       box.appendChild(card);
     }
     card.classList.remove('hidden');
-    drawChart(card.querySelector('.chart-box'), series, { xLog: T.xLog, xLabel: X_MODES[T.x].label, smoothing: T.smoothing });
+    drawChart(card.querySelector('.chart-box'), series, { xLog: training.xLog, xLabel: X_MODES[training.x].label, smoothing: training.smoothing });
   }
   const legend = $('#chart-legend');
   legend.replaceChildren();
-  for (const id of T.picked) {
-    const d = T.data.get(id);
+  for (const id of training.picked) {
+    const d = training.data.get(id);
     const item = el('span', 'legend-item');
     const sw = el('span', 'swatch');
     sw.style.background = colorOf(id);
     item.append(sw, document.createTextNode(`${id}` + (d ? ` (${plural(d.rows, 'iteration')})` : '')));
     legend.appendChild(item);
   }
-  $('#charts-empty').classList.toggle('hidden', T.picked.length > 0);
+  $('#charts-empty').classList.toggle('hidden', training.picked.length > 0);
 }
 
 // ---- the focused run: checkpoints and games ----
 
 async function drawDetail(now) {
   const box = $('#run-detail');
-  const r = T.runs.find((x) => x.id === T.focus);
+  const r = training.runs.find((x) => x.id === training.focus);
   box.classList.toggle('hidden', !r);
   if (!r) return;
   $('#detail-title').textContent = r.id;
@@ -250,13 +252,13 @@ async function drawDetail(now) {
   }
   // Checkpoints and games change once an iteration: every third look is enough, once
   // the focused run's are shown.
-  if (!now && T.detailFor === r.id && T.polls % 3 !== 0) return;
-  T.detailFor = r.id;
+  if (!now && training.detailFor === r.id && training.polls % 3 !== 0) return;
+  training.detailFor = r.id;
   const [cks, games] = await Promise.all([
     api(`runs/checkpoints?run=${encodeURIComponent(r.id)}`),
     api(`runs/games?run=${encodeURIComponent(r.id)}&n=12`),
   ]);
-  if (T.focus !== r.id) return;
+  if (training.focus !== r.id) return;
   drawCheckpoints(r, cks.checkpoints);
   drawGames(games);
 }
@@ -304,84 +306,84 @@ function drawGames(g) {
 // ---- the loop ----
 
 async function poll() {
-  if (!T.open) return;
-  T.polls++;
+  if (!training.open) return;
+  training.polls++;
   try {
     const list = await api('runs');
-    T.runs = list.runs;
+    training.runs = list.runs;
     $('#runs-root').textContent = list.exists ? `under ${list.root}` + (list.truncated ? ' (the first runs found: the folder has more)' : '')
       : `${list.root}: no such folder (oware serve --runs DIR)`;
-    if (!T.started) {
-      T.started = true;
-      if (!T.picked.length) {
-        const running = T.runs.filter((r) => r.state === 'running').map((r) => r.id);
-        const recent = T.runs.slice().sort((a, b) => (a.updated_seconds_ago ?? 1e12) - (b.updated_seconds_ago ?? 1e12));
-        T.picked = running.length ? running.slice(0, 3) : recent.slice(0, 1).map((r) => r.id);
+    if (!training.started) {
+      training.started = true;
+      if (!training.picked.length) {
+        const running = training.runs.filter((r) => r.state === 'running').map((r) => r.id);
+        const recent = training.runs.slice().sort((a, b) => (a.updated_seconds_ago ?? 1e12) - (b.updated_seconds_ago ?? 1e12));
+        training.picked = running.length ? running.slice(0, 3) : recent.slice(0, 1).map((r) => r.id);
       }
-      if (!T.focus && T.picked.length) T.focus = T.picked[0];
+      if (!training.focus && training.picked.length) training.focus = training.picked[0];
       changed();
     }
-    T.picked = T.picked.filter((id) => T.runs.some((r) => r.id === id));
+    training.picked = training.picked.filter((id) => training.runs.some((r) => r.id === id));
     drawRuns();
-    await Promise.all(T.picked.map(fetchMetrics));
+    await Promise.all(training.picked.map(fetchMetrics));
     drawCharts();
     await drawDetail(false);
-    $('#training-status').textContent = `${T.runs.length ? '' : 'No runs found. '}Read ${new Date().toLocaleTimeString()}; again every ${POLL_MS / 1000} s while this tab is open.`;
+    $('#training-status').textContent = `${training.runs.length ? '' : 'No runs found. '}Read ${new Date().toLocaleTimeString()}; again every ${POLL_MS / 1000} s while this tab is open.`;
     $('#training-status').classList.remove('error-text');
   } catch (e) {
     $('#training-status').textContent = 'The server does not answer: ' + e.message;
     $('#training-status').classList.add('error-text');
   }
-  document.body.dataset.trainingPolls = String(T.polls);
+  document.body.dataset.trainingPolls = String(training.polls);
 }
 
 function schedule() {
-  clearTimeout(T.timer);
-  if (!T.open) return;
-  T.timer = setTimeout(async () => {
+  clearTimeout(training.timer);
+  if (!training.open) return;
+  training.timer = setTimeout(async () => {
     if (!document.hidden) await poll();
     schedule();
   }, POLL_MS);
 }
 
 export async function showTraining() {
-  T.open = true;
+  training.open = true;
   await poll();
   schedule();
 }
 
 export function hideTraining() {
-  T.open = false;
-  clearTimeout(T.timer);
+  training.open = false;
+  clearTimeout(training.timer);
 }
 
 // The page's address keeps the runs compared, the focused one and the axis.
 export function trainingParams(q) {
-  if (!T.started && !T.picked.length) return;
-  if (T.picked.length) q.set('runs', T.picked.join(','));
-  if (T.focus) q.set('run', T.focus);
-  if (T.x !== 'iteration') q.set('x', T.x);
-  if (T.xLog) q.set('xlog', '1');
+  if (!training.started && !training.picked.length) return;
+  if (training.picked.length) q.set('runs', training.picked.join(','));
+  if (training.focus) q.set('run', training.focus);
+  if (training.x !== 'iteration') q.set('x', training.x);
+  if (training.xLog) q.set('xlog', '1');
 }
 
 export function initTraining(q) {
-  if (q.get('runs')) T.picked = q.get('runs').split(',').filter(Boolean);
-  if (q.get('run')) T.focus = q.get('run');
-  if (X_MODES[q.get('x')]) T.x = q.get('x');
-  T.xLog = q.get('xlog') === '1';
-  $('#x-axis').value = T.x;
-  $('#x-log').checked = T.xLog;
-  $('#smoothing').value = String(T.smoothing);
+  if (q.get('runs')) training.picked = q.get('runs').split(',').filter(Boolean);
+  if (q.get('run')) training.focus = q.get('run');
+  if (X_MODES[q.get('x')]) training.x = q.get('x');
+  training.xLog = q.get('xlog') === '1';
+  $('#x-axis').value = training.x;
+  $('#x-log').checked = training.xLog;
+  $('#smoothing').value = String(training.smoothing);
 }
 
 export function bindTraining() {
-  $('#x-axis').addEventListener('change', () => { T.x = $('#x-axis').value; changed(); drawCharts(); });
-  $('#x-log').addEventListener('change', () => { T.xLog = $('#x-log').checked; changed(); drawCharts(); });
+  $('#x-axis').addEventListener('change', () => { training.x = $('#x-axis').value; changed(); drawCharts(); });
+  $('#x-log').addEventListener('change', () => { training.xLog = $('#x-log').checked; changed(); drawCharts(); });
   $('#smoothing').addEventListener('input', () => {
-    T.smoothing = Number($('#smoothing').value);
-    $('#smoothing-value').textContent = T.smoothing.toFixed(2);
+    training.smoothing = Number($('#smoothing').value);
+    $('#smoothing-value').textContent = training.smoothing.toFixed(2);
     drawCharts();
   });
-  $('#runs-filter').addEventListener('input', () => { T.filter = $('#runs-filter').value; drawRuns(); });
-  document.addEventListener('visibilitychange', () => { if (!document.hidden && T.open) poll(); });
+  $('#runs-filter').addEventListener('input', () => { training.filter = $('#runs-filter').value; drawRuns(); });
+  document.addEventListener('visibilitychange', () => { if (!document.hidden && training.open) poll(); });
 }
