@@ -222,7 +222,6 @@ cat >"$WORK/config.toml" <<'EOF'
 # multinode_test.sh: the network and search of configs/quick.toml, a learner that takes
 # little CPU.
 seed = 11
-threads = 1
 [model]
 encoding = "onehot"
 width = 128
@@ -234,6 +233,7 @@ cheap_simulations = 16
 full_search_fraction = 0.25
 search_value = "improved"
 [selfplay]
+threads = 1
 games_per_iteration = 64
 games_in_flight = 64
 opening_plies = 6

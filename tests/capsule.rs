@@ -18,13 +18,13 @@ const OWARE: &str = env!("CARGO_BIN_EXE_oware");
 /// is full after the first iteration, so a refill takes one or two.
 const TINY: &str = r#"
 seed = 5
-threads = 2
 [model]
 width = 16
 [search]
 simulations = 8
 cheap_simulations = 4
 [selfplay]
+threads = 2
 games_per_iteration = 8
 games_in_flight = 8
 opening_plies = 4

@@ -424,8 +424,8 @@ fn the_training_log_fits_in_100_columns_and_counts_iterations() {
     let cfg = tmp.path().join("tiny.toml");
     fs::write(
         &cfg,
-        "seed = 3\nthreads = 2\n[model]\nwidth = 16\n[search]\nsimulations = 8\n\
-         cheap_simulations = 4\n[selfplay]\ngames_per_iteration = 8\ngames_in_flight = 8\n\
+        "seed = 3\n[model]\nwidth = 16\n[search]\nsimulations = 8\n\
+         cheap_simulations = 4\n[selfplay]\nthreads = 2\ngames_per_iteration = 8\ngames_in_flight = 8\n\
          [train]\niterations = 2\ntime_limit_minutes = 0\nbatch_size = 32\n\
          max_steps_per_iteration = 5\n[train.window]\nmin = 500\n\
          [eval]\nevery = 2\nopponent = \"random\"\ngames = 2\nsimulations = 4\n",

@@ -18,13 +18,13 @@ use serve_support::{BIN, Server, agent, browser_or_skip, desktop_or_phone, get, 
 /// A tiny config: a few seconds an iteration on one thread, evaluated every 3.
 const TINY: &str = r#"
 seed = 5
-threads = 1
 [model]
 width = 16
 [search]
 simulations = 8
 cheap_simulations = 4
 [selfplay]
+threads = 1
 games_per_iteration = 16
 games_in_flight = 16
 opening_plies = 4

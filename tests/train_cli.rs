@@ -13,7 +13,6 @@ const OWARE: &str = env!("CARGO_BIN_EXE_oware");
 /// games, which the tests below count on.
 const TINY: &str = r#"
 seed = 3
-threads = 2
 [model]
 encoding = "onehot"
 width = 16
@@ -23,6 +22,7 @@ algorithm = "gumbel"
 simulations = 8
 cheap_simulations = 4
 [selfplay]
+threads = 2
 games_per_iteration = 8
 games_in_flight = 8
 opening_plies = 4

@@ -47,7 +47,7 @@ const OVERRIDES: [&str; 13] = [
     "selfplay.games_per_iteration=96",
     "selfplay.games_in_flight=96",
     "eval.every=0",
-    "threads=2",
+    "selfplay.threads=2",
     "seed=11",
 ];
 

@@ -19,7 +19,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CONFIG = """
 seed = 5
-threads = 1
 [model]
 encoding = "onehot"
 width = 16
@@ -29,6 +28,7 @@ algorithm = "gumbel"
 simulations = 8
 cheap_simulations = 4
 [selfplay]
+threads = 1
 games_per_iteration = 8
 games_in_flight = 8
 opening_plies = 4

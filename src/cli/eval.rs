@@ -178,7 +178,7 @@ pub(crate) fn generate_suite(
     quiet: bool,
 ) -> Result<Vec<oware_core::game::Game>> {
     use oware_app::arena::accuracy;
-    use oware_app::selfplay::{Progress, SelfPlayConfig, play};
+    use oware_app::selfplay::{Players, Progress, SelfPlayConfig, play};
     use oware_net::net::{DeviceKind, NetEvaluator};
     let model = oware_net::net::checkpoint::default_model_path();
     let (evaluator, manifest) = NetEvaluator::from_checkpoint(&model, DeviceKind::Cpu)
@@ -214,7 +214,7 @@ pub(crate) fn generate_suite(
             rules,
             games,
             seed ^ (round << 32),
-            vec![Box::new(ev)],
+            Players::own(vec![Box::new(ev)]),
             &Progress::default(),
         );
         let games: Vec<_> = out

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use oware_app::dataio::chunk::write_chunk;
-use oware_app::selfplay::{self, Progress};
+use oware_app::selfplay::{self, Players, Progress};
 use oware_app::train::config::Config;
 use oware_app::train::rundir::RunDir;
 use oware_core::files::atomic_write;
@@ -92,7 +92,7 @@ pub fn run(a: Args) -> Result<()> {
             config.game.rules,
             games,
             splitmix64(&mut s),
-            evaluators,
+            Players::own(evaluators),
             &Progress::default(),
         );
         let name = format!("worker-{worker}-{n:05}.bin");

@@ -89,7 +89,7 @@ pub fn run(a: Args) -> Result<()> {
             RuleSet::abapa(),
             g,
             7,
-            evaluators,
+            selfplay::Players::own(evaluators),
             &Progress::default(),
         );
         let secs = t.elapsed().as_secs_f64();

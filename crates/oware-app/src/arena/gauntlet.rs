@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
 use super::accuracy;
@@ -74,6 +74,42 @@ impl Default for EvalConfig {
             accuracy_suite: String::new(),
             accuracy_positions: 1000,
         }
+    }
+}
+
+impl EvalConfig {
+    /// Checks every value of `[eval]`; the message names the key.
+    pub fn validate(&self) -> Result<()> {
+        if self.every > 0 && self.games == 0 {
+            bail!("eval.games must be at least 1 when eval.every > 0");
+        }
+        if self.every > 0 {
+            self.opponent
+                .parse::<PlayerSpec>()
+                .map_err(|e| anyhow!("eval.opponent: {e}"))?;
+        }
+        if self.simulations == 0 {
+            bail!("eval.simulations must be at least 1");
+        }
+        if self.gauntlet.contains(&0) {
+            bail!("eval.gauntlet: evaluations back must be at least 1");
+        }
+        if !self.gauntlet.is_empty() && self.gauntlet_games == 0 {
+            bail!("eval.gauntlet_games must be at least 1 with a gauntlet");
+        }
+        if !self.opponent_elo.is_finite() {
+            bail!("eval.opponent_elo must be a number");
+        }
+        if !(self.max_share > 0.0 && self.max_share <= 1.0) {
+            bail!("eval.max_share must be in (0, 1]");
+        }
+        if self.tablebase.is_empty() && !self.accuracy_suite.is_empty() {
+            bail!("eval.accuracy_suite is set but eval.tablebase is not: the suite needs tables");
+        }
+        if !self.tablebase.is_empty() && self.accuracy_positions == 0 {
+            bail!("eval.accuracy_positions must be at least 1 when eval.tablebase is set");
+        }
+        Ok(())
     }
 }
 

@@ -27,6 +27,8 @@ use oware_core::search::mcts::{Algorithm, BatchSearch, MctsConfig};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SelfPlayConfig {
+    /// Worker threads (0 = one per core); the learner's are `train.threads`.
+    pub threads: usize,
     /// Games played per training iteration.
     pub games_per_iteration: usize,
     /// Games in flight at once over all threads (the evaluator batch is about this
@@ -59,16 +61,12 @@ pub struct SelfPlayConfig {
     /// of the root values of the searches after it and the game's result, so ply `k`
     /// ahead weighs `(1 − λ)·λ^k` (`dataio::label::lambda_values`). 1 is the result alone.
     pub value_lambda: f32,
-    /// The share of the playing network's own policy mixed into the policy target
-    /// ([`LabelRule::prior_mix`]). Not a config key: the training loop sets it from
-    /// `train.teacher_policy_mix` for the iterations a teacher plays.
-    #[serde(skip)]
-    pub prior_mix: f32,
 }
 
 impl Default for SelfPlayConfig {
     fn default() -> Self {
         SelfPlayConfig {
+            threads: 0,
             games_per_iteration: 256,
             games_in_flight: 256,
             opening_plies: 6,
@@ -78,20 +76,11 @@ impl Default for SelfPlayConfig {
             cache_mb: 64,
             // With `train.value_target_mix = 0.5`: experiments/ab/value-lambda.md.
             value_lambda: 0.9,
-            prior_mix: 0.0,
         }
     }
 }
 
 impl SelfPlayConfig {
-    /// How finished games become samples under these settings.
-    pub fn label_rule(&self) -> LabelRule {
-        LabelRule {
-            value_lambda: self.value_lambda,
-            prior_mix: self.prior_mix,
-        }
-    }
-
     /// Checks every value; the message names the key.
     pub fn validate(&self) -> Result<(), String> {
         if self.games_per_iteration == 0 {
@@ -217,19 +206,42 @@ impl Evaluator for Timed<'_> {
     }
 }
 
-/// Plays `games` self-play games on one worker thread per evaluator in `evaluators`
-/// (each thread owns one). Deterministic for a given (seed, config, number of
-/// evaluators).
+/// Who plays self-play: one evaluator per worker thread (each thread owns one), and the
+/// share of the players' own policy (the root prior) in the policy target
+/// ([`LabelRule::prior_mix`]): 0 for a network playing itself, `train.teacher_policy_mix`
+/// while a teacher plays for the learner.
+pub struct Players {
+    pub evaluators: Vec<Box<dyn Evaluator>>,
+    pub prior_mix: f32,
+}
+
+impl Players {
+    /// Networks that play themselves: their own prior is not in the target.
+    pub fn own(evaluators: Vec<Box<dyn Evaluator>>) -> Players {
+        Players {
+            evaluators,
+            prior_mix: 0.0,
+        }
+    }
+}
+
+/// Plays `games` self-play games with `players`, one worker thread per evaluator.
+/// Deterministic for a given (seed, config, number of evaluators).
 pub fn play(
     cfg: &SelfPlayConfig,
     mcts: &MctsConfig,
     rules: RuleSet,
     games: usize,
     seed: u64,
-    evaluators: Vec<Box<dyn Evaluator>>,
+    players: Players,
     progress: &Progress,
 ) -> SelfPlayOutput {
     let t0 = Instant::now();
+    let label = LabelRule {
+        value_lambda: cfg.value_lambda,
+        prior_mix: players.prior_mix,
+    };
+    let evaluators = players.evaluators;
     let threads = evaluators.len().clamp(1, games.max(1));
     let jobs: Vec<_> = evaluators.into_iter().take(threads).enumerate().collect();
     let outputs = on_threads(jobs, |(t, mut e)| {
@@ -241,6 +253,7 @@ pub fn play(
         let mut queue = GameQueue {
             ids: &ids,
             cfg,
+            label,
             mcts,
             progress,
         };
@@ -385,7 +398,14 @@ fn worker(
             b.advance(i, a, &flight.env);
             progress.moves.fetch_add(1, Ordering::Relaxed);
             if !begin_search(flight, b, &mut state[i], i, queue.mcts) {
-                finish_game(&flight.env, &mut state[i], i, &mut out, progress, queue.cfg);
+                finish_game(
+                    &flight.env,
+                    &mut state[i],
+                    i,
+                    &mut out,
+                    progress,
+                    &queue.label,
+                );
                 queue.start_game(flight, b, &mut state[i], i, &mut out);
             }
         }
@@ -439,6 +459,8 @@ struct GameQueue<'a> {
     /// The numbers of the games not started yet, in the order they start.
     ids: &'a [u64],
     cfg: &'a SelfPlayConfig,
+    /// How a finished game becomes samples.
+    label: LabelRule,
     mcts: &'a MctsConfig,
     progress: &'a Progress,
 }
@@ -471,7 +493,7 @@ impl GameQueue<'_> {
                 return;
             }
             // The forced moves after the opening ended the game: record it, go on.
-            finish_game(&flight.env, st, i, out, self.progress, self.cfg);
+            finish_game(&flight.env, st, i, out, self.progress, &self.label);
         }
     }
 }
@@ -517,13 +539,13 @@ fn finish_game(
     i: usize,
     out: &mut WorkerOutput,
     progress: &Progress,
-    cfg: &SelfPlayConfig,
+    label: &LabelRule,
 ) {
     let Some(o) = env.last_outcome(i) else {
         return;
     };
     let moves = env.moves(i);
-    let samples = label_game(&st.pending, o, moves.len() as u32, &cfg.label_rule());
+    let samples = label_game(&st.pending, o, moves.len() as u32, label);
     progress.games.fetch_add(1, Ordering::Relaxed);
     progress
         .samples
@@ -641,7 +663,7 @@ mod tests {
             RuleSet::abapa(),
             6,
             9,
-            evs,
+            Players::own(evs),
             &Progress::default(),
         );
         let mut samples = out.samples.iter();
@@ -712,7 +734,7 @@ mod tests {
             RuleSet::abapa(),
             12,
             seed,
-            evaluators,
+            Players::own(evaluators),
             &Progress::default(),
         )
     }

@@ -1,10 +1,11 @@
 //! The one config type of a training run (TOML): game, model, search, self-play,
-//! training, evaluation, seed and threads. Every key has a default, written once in
+//! training, evaluation and the seed. Every key has a default, written once in
 //! [`Config::default`]: the section types' own defaults, and for `[search]` the settings
 //! that won self-play's matches over a player's plain search. Unknown keys and bad values
 //! are errors that name the key and the file; a key since removed is named with what
 //! replaced it ([`REMOVED`]), and a run's own `config.toml` written before its removal
-//! still loads where it holds the old default.
+//! still loads where it holds the old default. A key since renamed ([`RENAMED`]) is named
+//! with its new name; a run's own `config.toml` that has the old one is read as the new.
 
 use std::path::Path;
 
@@ -26,8 +27,6 @@ use oware_net::net::train::{LearnerConfig, LossWeights, OptimizerKind};
 pub struct Config {
     /// Seed of everything random in the run (weights, openings, noise, batches).
     pub seed: u64,
-    /// Self-play worker threads (0 = one per core).
-    pub threads: usize,
     /// The game.
     pub game: GameConfig,
     /// The network's shape.
@@ -46,7 +45,6 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             seed: 1,
-            threads: 0,
             game: GameConfig::default(),
             model: ModelConfig::default(),
             search: self_play_search(),
@@ -213,6 +211,94 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
+    /// Checks every value of `[train]`; the message names the key.
+    pub fn validate(&self) -> Result<()> {
+        let t = self;
+        if t.batch_size == 0 {
+            bail!("train.batch_size must be at least 1");
+        }
+        if !(t.learning_rate.is_finite() && t.learning_rate > 0.0) {
+            bail!(
+                "train.learning_rate = {} must be a positive number",
+                t.learning_rate
+            );
+        }
+        if !(0.0..=1.0).contains(&t.lr_final_fraction) {
+            bail!(
+                "train.lr_final_fraction = {} must be in [0, 1]",
+                t.lr_final_fraction
+            );
+        }
+        if !(t.samples_per_new_sample.is_finite() && t.samples_per_new_sample > 0.0) {
+            bail!(
+                "train.samples_per_new_sample = {} must be positive",
+                t.samples_per_new_sample
+            );
+        }
+        if t.window.min == 0 || t.window.max < t.window.min {
+            bail!(
+                "train.window: need 0 < min ≤ max (min {}, max {})",
+                t.window.min,
+                t.window.max
+            );
+        }
+        if !(t.window.exponent > 0.0 && t.window.exponent <= 1.0) {
+            bail!(
+                "train.window.exponent = {} must be in (0, 1]",
+                t.window.exponent
+            );
+        }
+        if !(0.0..=1.0).contains(&t.refill_fraction) {
+            bail!(
+                "train.refill_fraction = {} must be in [0, 1]",
+                t.refill_fraction
+            );
+        }
+        if !(t.max_window_passes.is_finite() && t.max_window_passes >= 0.0) {
+            bail!(
+                "train.max_window_passes = {} must be ≥ 0 (0 = no cap)",
+                t.max_window_passes
+            );
+        }
+        if !(0.0..=1.0).contains(&t.value_target_mix) {
+            bail!(
+                "train.value_target_mix = {} must be in [0, 1]",
+                t.value_target_mix
+            );
+        }
+        if !(t.time_limit_minutes.is_finite() && t.time_limit_minutes >= 0.0) {
+            bail!(
+                "train.time_limit_minutes = {} must be ≥ 0",
+                t.time_limit_minutes
+            );
+        }
+        if t.iterations == 0 && t.time_limit_minutes == 0.0 {
+            bail!("train: set iterations or time_limit_minutes, or the run never ends");
+        }
+        if t.threads == 0 {
+            bail!("train.threads must be at least 1");
+        }
+        if !t.local_selfplay && t.min_new_samples == 0 {
+            bail!(
+                "train.local_selfplay = false needs train.min_new_samples ≥ 1: without self-play \
+                 of its own, an iteration must wait for samples from workers"
+            );
+        }
+        if t.teacher.is_empty() != (t.teacher_iterations == 0) {
+            bail!(
+                "train.teacher and train.teacher_iterations go together: set both (a \
+                 checkpoint and how many iterations it plays) or neither"
+            );
+        }
+        if !(0.0..=1.0).contains(&t.teacher_policy_mix) {
+            bail!(
+                "train.teacher_policy_mix = {} must be in [0, 1]",
+                t.teacher_policy_mix
+            );
+        }
+        Ok(())
+    }
+
     /// The learner settings these imply.
     pub fn learner(&self, seed: u64) -> LearnerConfig {
         LearnerConfig {
@@ -274,6 +360,59 @@ pub const REMOVED: [Removed; 6] = [
         instead: "samples keep their own games' labels",
     },
 ];
+
+/// A key that moved: its old dotted path (top-level keys have no dot) and its new one.
+pub struct Renamed {
+    /// Where the key was.
+    pub old: &'static str,
+    /// Where it is now.
+    pub new: &'static str,
+}
+
+/// Every key renamed. A config file (or `--set`) with the old name is refused in one line
+/// naming the new; a run's own `config.toml` with it is read as the new name, so runs and
+/// capsules written before the rename resume.
+pub const RENAMED: [Renamed; 1] = [
+    // Top-level `threads` read as the learner's threads beside `train.threads`.
+    Renamed {
+        old: "threads",
+        new: "selfplay.threads",
+    },
+];
+
+/// Moves the renamed keys of `table` to their new place as `origin` allows.
+fn move_renamed(table: &mut toml::Table, origin: Origin) -> Result<()> {
+    fn split(key: &str) -> (Option<&str>, &str) {
+        match key.split_once('.') {
+            Some((section, name)) => (Some(section), name),
+            None => (None, key),
+        }
+    }
+    for r in &RENAMED {
+        let (old_section, old_name) = split(r.old);
+        let holder = match old_section {
+            None => Some(&mut *table),
+            Some(s) => table.get_mut(s).and_then(|t| t.as_table_mut()),
+        };
+        let Some(value) = holder.and_then(|t| t.remove(old_name)) else {
+            continue;
+        };
+        if origin == Origin::Written {
+            bail!("{} is now {}: write that instead", r.old, r.new);
+        }
+        let (new_section, new_name) = split(r.new);
+        let section = match new_section {
+            None => &mut *table,
+            Some(s) => table
+                .entry(s)
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                .as_table_mut()
+                .ok_or_else(|| anyhow!("{s} is not a table"))?,
+        };
+        section.entry(new_name).or_insert(value);
+    }
+    Ok(())
+}
 
 /// Where a config's text comes from, which decides how a removed key is read.
 #[derive(Clone, Copy, PartialEq)]
@@ -364,6 +503,7 @@ impl Config {
         let mut value: toml::Table =
             toml::from_str(text).map_err(|e| anyhow!("{}", plain_words(&e)))?;
         drop_removed(&mut value, origin)?;
+        move_renamed(&mut value, origin)?;
         let defaults = toml::Table::try_from(Config::default()).expect("the defaults serialise");
         let parse = |t: &toml::Table| {
             let mut all = defaults.clone();
@@ -377,6 +517,7 @@ impl Config {
         for o in overrides {
             apply_override(&mut value, o)?;
             drop_removed(&mut value, Origin::Written).with_context(|| format!("--set '{o}'"))?;
+            move_renamed(&mut value, Origin::Written).with_context(|| format!("--set '{o}'"))?;
             match parse(&value) {
                 Err(e) if parsed => return Err(e.context(format!("--set '{o}'"))),
                 r => parsed = r.is_ok(),
@@ -409,126 +550,15 @@ impl Config {
         self.selfplay
             .validate()
             .map_err(|e| anyhow!("selfplay: {e}"))?;
-        let t = &self.train;
-        if t.batch_size == 0 {
-            bail!("train.batch_size must be at least 1");
-        }
-        if !(t.learning_rate.is_finite() && t.learning_rate > 0.0) {
-            bail!(
-                "train.learning_rate = {} must be a positive number",
-                t.learning_rate
-            );
-        }
-        if !(0.0..=1.0).contains(&t.lr_final_fraction) {
-            bail!(
-                "train.lr_final_fraction = {} must be in [0, 1]",
-                t.lr_final_fraction
-            );
-        }
-        if !(t.samples_per_new_sample.is_finite() && t.samples_per_new_sample > 0.0) {
-            bail!(
-                "train.samples_per_new_sample = {} must be positive",
-                t.samples_per_new_sample
-            );
-        }
-        if t.window.min == 0 || t.window.max < t.window.min {
-            bail!(
-                "train.window: need 0 < min ≤ max (min {}, max {})",
-                t.window.min,
-                t.window.max
-            );
-        }
-        if !(t.window.exponent > 0.0 && t.window.exponent <= 1.0) {
-            bail!(
-                "train.window.exponent = {} must be in (0, 1]",
-                t.window.exponent
-            );
-        }
-        if !(0.0..=1.0).contains(&t.refill_fraction) {
-            bail!(
-                "train.refill_fraction = {} must be in [0, 1]",
-                t.refill_fraction
-            );
-        }
-        if !(t.max_window_passes.is_finite() && t.max_window_passes >= 0.0) {
-            bail!(
-                "train.max_window_passes = {} must be ≥ 0 (0 = no cap)",
-                t.max_window_passes
-            );
-        }
-        if !(0.0..=1.0).contains(&t.value_target_mix) {
-            bail!(
-                "train.value_target_mix = {} must be in [0, 1]",
-                t.value_target_mix
-            );
-        }
-        if !(t.time_limit_minutes.is_finite() && t.time_limit_minutes >= 0.0) {
-            bail!(
-                "train.time_limit_minutes = {} must be ≥ 0",
-                t.time_limit_minutes
-            );
-        }
-        if t.iterations == 0 && t.time_limit_minutes == 0.0 {
-            bail!("train: set iterations or time_limit_minutes, or the run never ends");
-        }
-        if t.threads == 0 {
-            bail!("train.threads must be at least 1");
-        }
-        if !t.local_selfplay && t.min_new_samples == 0 {
-            bail!(
-                "train.local_selfplay = false needs train.min_new_samples ≥ 1: without self-play \
-                 of its own, an iteration must wait for samples from workers"
-            );
-        }
-        if t.teacher.is_empty() != (t.teacher_iterations == 0) {
-            bail!(
-                "train.teacher and train.teacher_iterations go together: set both (a \
-                 checkpoint and how many iterations it plays) or neither"
-            );
-        }
-        if !(0.0..=1.0).contains(&t.teacher_policy_mix) {
-            bail!(
-                "train.teacher_policy_mix = {} must be in [0, 1]",
-                t.teacher_policy_mix
-            );
-        }
-        if self.eval.every > 0 && self.eval.games == 0 {
-            bail!("eval.games must be at least 1 when eval.every > 0");
-        }
-        if self.eval.every > 0 {
-            self.eval
-                .opponent
-                .parse::<crate::arena::PlayerSpec>()
-                .map_err(|e| anyhow!("eval.opponent: {e}"))?;
-        }
-        if self.eval.simulations == 0 {
-            bail!("eval.simulations must be at least 1");
-        }
-        if self.eval.gauntlet.contains(&0) {
-            bail!("eval.gauntlet: evaluations back must be at least 1");
-        }
-        if !self.eval.gauntlet.is_empty() && self.eval.gauntlet_games == 0 {
-            bail!("eval.gauntlet_games must be at least 1 with a gauntlet");
-        }
-        if !self.eval.opponent_elo.is_finite() {
-            bail!("eval.opponent_elo must be a number");
-        }
-        if !(self.eval.max_share > 0.0 && self.eval.max_share <= 1.0) {
-            bail!("eval.max_share must be in (0, 1]");
-        }
-        if self.eval.tablebase.is_empty() && !self.eval.accuracy_suite.is_empty() {
-            bail!("eval.accuracy_suite is set but eval.tablebase is not: the suite needs tables");
-        }
-        if !self.eval.tablebase.is_empty() && self.eval.accuracy_positions == 0 {
-            bail!("eval.accuracy_positions must be at least 1 when eval.tablebase is set");
-        }
+        self.train.validate()?;
+        self.eval.validate()?;
         Ok(())
     }
 
     /// Self-play threads to use (resolving 0 = all cores).
     pub fn selfplay_threads(&self) -> usize {
-        if self.threads > 0 {
-            self.threads
+        if self.selfplay.threads > 0 {
+            self.selfplay.threads
         } else {
             std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -826,6 +856,41 @@ mod removed_keys {
         // 0 written as an integer is the old default 0.0 too.
         let text = recorded().replace("surprise_weight = 0.0", "surprise_weight = 0");
         Config::parse(&text, &[], Origin::Saved).unwrap();
+    }
+
+    #[test]
+    fn a_renamed_key_is_refused_where_written_and_moved_where_saved() {
+        // The recorded capsule was written with the old top-level `threads`.
+        let text = recorded();
+        let old: usize = text
+            .lines()
+            .find_map(|l| l.strip_prefix("threads = "))
+            .expect("the record has the old key")
+            .parse()
+            .unwrap();
+        let c = Config::parse(&text, &[], Origin::Saved).unwrap();
+        assert_eq!(c.selfplay.threads, old);
+        // Written back it has the new name only, and reads as the same config.
+        let again: toml::Table = toml::from_str(&c.to_toml()).unwrap();
+        assert!(again.get("threads").is_none());
+        assert_eq!(again["selfplay"]["threads"].as_integer(), Some(old as i64));
+        // Written by a person, in a file or a --set: one line naming the new key.
+        let e = Config::from_toml("threads = 3\n", &[]).unwrap_err();
+        assert_eq!(
+            format!("{e:#}"),
+            "threads is now selfplay.threads: write that instead"
+        );
+        let e = Config::from_toml("", &["threads=3".into()]).unwrap_err();
+        let m = format!("{e:#}");
+        assert!(
+            m.starts_with("--set 'threads=3': threads is now selfplay.threads"),
+            "{m}"
+        );
+        let c = Config::from_toml("[selfplay]\nthreads = 3\n", &[]).unwrap();
+        assert_eq!(c.selfplay_threads(), 3);
+        // The learner's threads keep their key.
+        let c = Config::from_toml("[train]\nthreads = 2\n", &[]).unwrap();
+        assert_eq!((c.train.threads, c.selfplay.threads), (2, 0));
     }
 }
 

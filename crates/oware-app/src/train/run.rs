@@ -34,7 +34,7 @@ use super::schedule::{self, iteration_seed};
 use super::stop::stop_requested;
 use crate::arena::gauntlet::{self, EvalContext, EvalSummary, Gauntlet};
 use crate::dataio::chunk::write_chunk;
-use crate::selfplay::{self, Progress, SelfPlayConfig, SelfPlayOutput};
+use crate::selfplay::{self, Players, Progress, SelfPlayOutput};
 use oware_core::files::atomic_write;
 use oware_core::game::RuleSet;
 use oware_net::net::checkpoint::{checkpoint_name, write_latest};
@@ -61,36 +61,22 @@ pub fn evaluate_gauntlet(
     gauntlet::evaluate(&g, Box::new(learner.to_inference()?), ctx)
 }
 
-/// The networks that play an iteration's self-play: one evaluator per thread (the
-/// learner's current network, or `train.teacher`'s), and the share of their own policy
-/// in the policy target.
-struct Players {
-    evaluators: Vec<Box<dyn oware_core::search::Evaluator>>,
-    prior_mix: f32,
-}
-
 /// Self-play with `players` (the current network or the teacher): iteration `it`'s games.
 /// Nothing with `train.local_selfplay = false`.
 fn self_play(c: &Config, display: Display, players: Players, it: u32) -> Result<SelfPlayOutput> {
     if !c.train.local_selfplay {
         return Ok(SelfPlayOutput::default());
     }
-    let Players {
-        mut evaluators,
-        prior_mix,
-    } = players;
-    let cfg = SelfPlayConfig {
-        prior_mix,
-        ..c.selfplay.clone()
-    };
-    let caches = selfplay::with_caches(&mut evaluators, cfg.cache_mb);
+    let mut players = players;
+    let cfg = &c.selfplay;
+    let caches = selfplay::with_caches(&mut players.evaluators, cfg.cache_mb);
     let progress = Progress::default();
     let games = c.selfplay.games_per_iteration;
     let rules = c.game.rules;
     let seed = iteration_seed(c.seed, it, 1);
     let mut out = std::thread::scope(|scope| {
-        let handle = scope
-            .spawn(|| selfplay::play(&cfg, &c.search, rules, games, seed, evaluators, &progress));
+        let handle =
+            scope.spawn(|| selfplay::play(cfg, &c.search, rules, games, seed, players, &progress));
         report::show_progress(&progress, games, it, display, &handle);
         handle.join().expect("self-play panicked")
     });
