@@ -1,7 +1,7 @@
 //! One game's state during a step (its slice of every lane), the step itself, and the
 //! split of a batch's lanes into parallel tasks.
 
-use crate::game::{EndReason, Outcome, Position, RuleSet};
+use crate::game::{Outcome, Position, RuleSet};
 use crate::rng::Rng;
 
 use super::config::{AutoReset, EnvConfig, Openings, SKIP, StepOut, StepSummary};
@@ -323,22 +323,11 @@ impl GameMut<'_> {
         if self.meta.record {
             self.moves.push(action as u8);
         }
-        if self.record(stretch_key(&pos), info.captured) {
-            *self.legal = 0;
-            return Some(pos.share_out(EndReason::Repetition, rules.repetition));
-        }
-        let legal = pos.legal_moves(rules);
-        *self.legal = legal;
-        // Only a capture changes the stores, and only an empty mask ends the game
-        // otherwise, so the full (slower) status check runs only then.
-        if info.captured > 0 || legal == 0 {
-            let o = pos.status(rules);
-            if o.is_some() {
-                *self.legal = 0;
-            }
-            return o;
-        }
-        None
+        let repeated = self.record(stretch_key(&pos), info.captured);
+        let legal = if repeated { 0 } else { pos.legal_moves(rules) };
+        let end = pos.end_after_move(rules, info.captured, legal, repeated);
+        *self.legal = if end.is_some() { 0 } else { legal };
+        end
     }
 
     /// Starts a new game at `start`; `None` if the start is already over.

@@ -1,7 +1,7 @@
 //! Game history for the repetition rule, and `Game`: a position with its history,
 //! its rules and its moves, which knows every way a game can end.
 
-use super::position::{EndReason, MoveInfo, Outcome, Position, Side, move_letter};
+use super::position::{MoveInfo, Outcome, Position, Side, move_letter};
 use super::rules::RuleSet;
 use super::text::{TextError, parse_moves};
 
@@ -214,14 +214,10 @@ impl Game {
         let info = self.position.apply(self.rules, action);
         self.moves.push((side, action as u8));
         let repeated = self.history.record(&self.position, info.captured);
-        self.outcome = if repeated {
-            Some(
-                self.position
-                    .share_out(EndReason::Repetition, self.rules.repetition),
-            )
-        } else {
-            self.position.status(self.rules)
-        };
+        let legal = self.position.legal_moves(self.rules);
+        self.outcome = self
+            .position
+            .end_after_move(self.rules, info.captured, legal, repeated);
         Ok(info)
     }
 

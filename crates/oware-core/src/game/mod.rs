@@ -1,6 +1,7 @@
 //! The rules of Oware (every rule set of `docs/rules.md`): positions, moves, endings,
 //! position text, perft. No dependencies on any other layer.
 
+mod ending;
 mod history;
 mod perft;
 mod position;

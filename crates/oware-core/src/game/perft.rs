@@ -2,7 +2,7 @@
 //! check against published counts, and its speed benchmark.
 
 use super::history::History;
-use super::position::{EndReason, Outcome, Position};
+use super::position::{Outcome, Position};
 use super::rules::RuleSet;
 use crate::rng::Rng;
 
@@ -74,16 +74,19 @@ pub fn random_playout(
 ) -> (Outcome, u32) {
     let mut p = *pos;
     history.reset(&p);
+    if let Some(o) = p.status(rules) {
+        return (o, 0);
+    }
     let mut plies = 0;
+    let mut legal = p.legal_moves(rules);
     loop {
-        if let Some(o) = p.status(rules) {
-            return (o, plies);
-        }
-        let a = rng.pick_bit(p.legal_moves(rules));
+        let a = rng.pick_bit(legal);
         let info = p.apply(rules, a);
         plies += 1;
-        if history.record(&p, info.captured) {
-            return (p.share_out(EndReason::Repetition, rules.repetition), plies);
+        let repeated = history.record(&p, info.captured);
+        legal = p.legal_moves(rules);
+        if let Some(o) = p.end_after_move(rules, info.captured, legal, repeated) {
+            return (o, plies);
         }
     }
 }

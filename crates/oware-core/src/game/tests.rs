@@ -499,3 +499,48 @@ fn perft_matches_on_midgame_positions_for_every_preset() {
         }
     }
 }
+
+/// The one ending rule against its definition, written out without the fast path: a
+/// repetition ends the game by the repetition rule, anything else by the position's
+/// status. Random games of every rule set; the repetition flag comes from a plain list of
+/// the positions since the last capture, and is also forced on at random plies so the
+/// repetition branch is met under every rule set's leftover rule.
+#[test]
+fn the_ending_rule_is_repetition_first_then_the_positions_own_endings() {
+    let mut rng = Rng::new(2024);
+    let (mut ended, mut repeated_ends, mut checked) = (0, 0, 0);
+    for r in RuleSet::all() {
+        for _ in 0..300 {
+            let mut p = Position::start();
+            let mut since_capture = vec![p];
+            for _ in 0..400 {
+                let legal = p.legal_moves(r);
+                if legal == 0 {
+                    break;
+                }
+                let info = p.apply(r, rng.pick_bit(legal));
+                if info.captured > 0 {
+                    since_capture.clear();
+                }
+                let repeated = since_capture.contains(&p) || rng.below(50) == 0;
+                since_capture.push(p);
+                let definition = if repeated {
+                    Some(p.share_out(EndReason::Repetition, r.repetition))
+                } else {
+                    p.status(r)
+                };
+                let got = p.end_after_move(r, info.captured, p.legal_moves(r), repeated);
+                assert_eq!(got, definition, "{r:?} at {p:?}");
+                checked += 1;
+                if let Some(o) = got {
+                    ended += 1;
+                    repeated_ends += (o.reason == EndReason::Repetition) as u32;
+                    break;
+                }
+            }
+        }
+    }
+    // The test saw both kinds of ending, many times.
+    assert!(ended > 1000 && repeated_ends > 100 && ended - repeated_ends > 100);
+    assert!(checked > 50_000, "{checked}");
+}

@@ -68,7 +68,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::game::{EndReason, Game, Outcome, Position, RuleSet, Side, move_letter};
+use crate::game::{Game, Outcome, Position, RuleSet, Side, move_letter};
 use crate::tablebase::Tablebase;
 use tt::{Bound, NO_MOVE, Table};
 
@@ -663,9 +663,7 @@ impl AlphaBeta {
         let k = c.pos.key();
         if c.captured == 0 && self.keys[since..].contains(&k) {
             self.repetition_seen = true;
-            let o = c
-                .pos
-                .share_out(EndReason::Repetition, self.rules.repetition);
+            let o = c.pos.end_by_repetition(self.rules);
             return terminal_score(&o, pos.side, ply + 1);
         }
         let since = if c.captured > 0 {
@@ -722,7 +720,7 @@ impl AlphaBeta {
             let info = c.apply(rules, a);
             let score = if info.captured == 0 && self.keys[since..].contains(&c.key()) {
                 self.repetition_seen = true;
-                let o = c.share_out(EndReason::Repetition, rules.repetition);
+                let o = c.end_by_repetition(rules);
                 terminal_score(&o, pos.side, ply + 1)
             } else {
                 let v = self.leaf(&c, ply + 1);

@@ -2,7 +2,7 @@
 //! statistics of their six outgoing edges (prior, visits, value sum), as mctx's
 //! `[nodes, actions]` arrays do. No heap allocation per node.
 
-use crate::game::{EndReason, Position, RuleSet};
+use crate::game::{Position, RuleSet};
 use crate::search::Evaluation;
 use crate::tablebase::Tablebase;
 
@@ -105,18 +105,14 @@ pub fn judge_child(
     let mut pos = *parent;
     let info = pos.apply(rules, action);
     let repeated = info.captured == 0 && (on_path(pos.key()) || seen(&pos));
-    let outcome = if repeated {
-        Some(pos.share_out(EndReason::Repetition, rules.repetition))
-    } else {
-        pos.status(rules)
-    };
-    if let Some(o) = outcome {
+    let legal = pos.legal_moves(rules);
+    if let Some(o) = pos.end_after_move(rules, info.captured, legal, repeated) {
         return (pos, 0, Some(o.score_for(pos.side) as f32));
     }
     if let Some(o) = tb.and_then(|t| t.proven(&pos)) {
         return (pos, 0, Some(o.score() as f32));
     }
-    (pos, pos.legal_moves(rules), None)
+    (pos, legal, None)
 }
 
 /// An evaluation's priors on the `legal` moves, renormalised (uniform if they carry no
