@@ -522,28 +522,40 @@ fn search_job(
             Some(Level::Strong)
         }
         (None, sims, ms) => {
-            if let Some(n) = sims {
-                if n == 0 || n > l.max_sims as u64 {
-                    return Err(ApiError::bad(format!(
-                        "sims {n}: expected 1 to {} (this server's cap)",
-                        l.max_sims
-                    )));
-                }
-                job.simulations = n as u32;
-            }
-            if let Some(ms) = ms {
-                let cap = l.max_movetime.as_millis() as u64;
-                if ms == 0 || ms > cap {
-                    return Err(ApiError::bad(format!(
-                        "movetime_ms {ms}: expected 1 to {cap} (this server's cap)"
-                    )));
-                }
+            let cap = l.max_sims as u64;
+            job.simulations = capped("sims", sims, job.simulations as u64, cap, SERVER_CAP)? as u32;
+            let cap = l.max_movetime.as_millis() as u64;
+            if ms.is_some() {
+                let ms = capped("movetime_ms", ms, 0, cap, SERVER_CAP)?;
                 job.movetime = Duration::from_millis(ms);
             }
             None
         }
     };
     Ok((job, level))
+}
+
+/// Whose cap a count over it breaks, in most of the API's answers.
+const SERVER_CAP: &str = "this server's cap";
+
+/// A request's count `name` against its cap: absent, `default`; 1 to `cap`, itself; else
+/// a 400 naming the parameter, the range and `whose` cap it is. Every count of the API
+/// (simulations, milliseconds, seconds, depth) is checked here; a query string's
+/// text is read in its own handler.
+fn capped(
+    name: &str,
+    value: Option<u64>,
+    default: u64,
+    cap: u64,
+    whose: &str,
+) -> Result<u64, ApiError> {
+    match value {
+        None => Ok(default),
+        Some(n) if (1..=cap).contains(&n) => Ok(n),
+        Some(n) => Err(ApiError::bad(format!(
+            "{name} {n}: expected 1 to {cap} ({whose})"
+        ))),
+    }
 }
 
 /// A 400 for a request that needs a move to `what` (search, prove) in a finished game.
@@ -648,16 +660,8 @@ pub async fn infinite(
     let (r, b) = read_request::<InfiniteRequest>(&s, body)?;
     going_on(&b.game, "search")?;
     let cap = s.limits.analysis_max_time.as_secs();
-    let seconds = match r.seconds {
-        None => cap,
-        Some(n) if (1..=cap).contains(&n) => n,
-        Some(n) => {
-            return Err(ApiError::bad(format!(
-                "seconds {n}: expected 1 to {cap} (this server's cap, \
-                 oware serve --analysis-max-seconds)"
-            )));
-        }
-    };
+    let whose = "this server's cap, oware serve --analysis-max-seconds";
+    let seconds = capped("seconds", r.seconds, cap, cap, whose)?;
     let pos = *b.game.position();
     let rules = b.game.rules();
     let legal = b.game.legal_moves();
@@ -730,16 +734,14 @@ pub async fn analyze(
 ) -> ApiResult {
     let (r, b) = read_request::<AnalyzeRequest>(&s, body)?;
     let l = &s.limits;
-    let sims = match r.sims {
-        None => l.analyze_sims,
-        Some(n) if (1..=l.max_analyze_sims as u64).contains(&n) => n as u32,
-        Some(n) => {
-            return Err(ApiError::bad(format!(
-                "sims {n}: expected 1 to {} (this server's cap for analysis)",
-                l.max_analyze_sims
-            )));
-        }
-    };
+    let (default, cap) = (l.analyze_sims as u64, l.max_analyze_sims as u64);
+    let sims = capped(
+        "sims",
+        r.sims,
+        default,
+        cap,
+        "this server's cap for analysis",
+    )? as u32;
     let (pool, trained, _) = engine_of(&s, r.model.as_deref()).await?;
     let cfg = ReviewConfig {
         simulations: sims,
@@ -761,16 +763,8 @@ pub async fn solve(
     let (r, b) = read_request::<SolveRequest>(&s, body)?;
     going_on(&b.game, "prove")?;
     let l = &s.limits;
-    let depth = match r.depth {
-        None => l.solve_depth,
-        Some(d) if (1..=l.max_solve_depth as u64).contains(&d) => d as u32,
-        Some(d) => {
-            return Err(ApiError::bad(format!(
-                "depth {d}: expected 1 to {} (this server's cap)",
-                l.max_solve_depth
-            )));
-        }
-    };
+    let (default, cap) = (l.solve_depth as u64, l.max_solve_depth as u64);
+    let depth = capped("depth", r.depth, default, cap, SERVER_CAP)? as u32;
     let side = b.game.position().side;
     let job = SolveJob {
         game: b.game,
