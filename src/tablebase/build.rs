@@ -193,12 +193,14 @@ pub struct CountStats {
 
 /// Solves every board with `n` seeds; `lower` holds the tables of 0..n seeds and
 /// `lower_bounds` their [`Bounds`]. Returns one encoded byte per board, in rank order,
-/// the bounds of this count, and the figures. Runs on the current rayon pool.
+/// the bounds of this count, and the figures. With `cycles`, the bounds are narrowed by
+/// the repetition rule as well ([`cycle_bounds`]). Runs on the current rayon pool.
 pub fn solve_count(
     rules: RuleSet,
     n: usize,
     lower: &[Vec<u8>],
     lower_bounds: &[Bounds],
+    cycles: bool,
 ) -> (Vec<u8>, Bounds, CountStats) {
     assert_eq!(lower.len(), n, "tables of 0..{n} seeds needed");
     assert_eq!(lower_bounds.len(), n, "bounds of 0..{n} seeds needed");
@@ -293,6 +295,13 @@ pub fn solve_count(
     let (low, high) = sweep(n, &exit_max, &exit_max, &mut remaining, &start, &preds);
     drop(exit_max);
     let (safe_low, safe_high) = sweep(n, &exit_lo, &exit_hi, &mut out_deg, &start, &preds);
+    let cycle = cycles.then(|| {
+        let rep: Vec<i8> = (0..total)
+            .into_par_iter()
+            .map(|k| repetition_score(rules, &unrank(n, k as u64)) as i8)
+            .collect();
+        cycle_bounds(n, &rep, &exit_lo, &exit_hi, &start, &preds)
+    });
     drop(preds);
     drop(start);
 
@@ -317,10 +326,20 @@ pub fn solve_count(
                 // Every margin lies in [−n, n], so the bounds are clamped there: an
                 // endless line the mover would like (H* = +∞) cannot give him more than
                 // the n seeds on the board.
-                let (sl, sh) = (sl.clamp(-cap, cap), sh.clamp(-cap, cap));
+                let (mut sl, mut sh) = (sl.clamp(-cap, cap), sh.clamp(-cap, cap));
+                if let Some([cl, ch]) = &cycle {
+                    (sl, sh) = (sl.max(cl[k] as i32), sh.min(ch[k] as i32));
+                    assert!(
+                        sl <= sh,
+                        "cycle bounds disjoint from the safe bounds at {k}"
+                    );
+                }
                 let is_exact = sl == sh;
                 exact += is_exact as u64;
                 decided += (l.clamp(-cap, cap) == h.clamp(-cap, cap)) as u64;
+                // Where the cycle bounds narrowed the interval, the stored value stays
+                // inside it (it is the value wherever they meet).
+                let v = v.clamp(sl, sh);
                 o[i] = encode(v as i8, is_exact);
                 bo[i] = [sl as i8, sh as i8];
             }
@@ -337,6 +356,169 @@ pub fn solve_count(
             inner_moves: edges as u64,
         },
     )
+}
+
+/// Bounds on the value with no history that the repetition rule itself proves: per
+/// board, `[low, high]`, to be met with the bounds of the sweep.
+///
+/// The game with no history ends at its first exit or at the first position that
+/// recurs, with that position's repetition score (`rep`, from its mover's view). Take
+/// the doubled graph of [`sweep`] (A moves at `(P, A)`, B at `(P, B)`; exits valued by
+/// `exit_lo` for A, by `exit_hi` for B, as the safe sweep does) and, for a threshold
+/// `x`, the endless game in which A wins a line that reaches an exit worth at least `x`
+/// to him, or that never exits and visits only finitely often the nodes whose
+/// repetition score (for A) is below `x` (a co-Büchi game, so its winner has a
+/// positional winning strategy). **If A wins it from a node with a positional
+/// strategy, he forces at least `x` in the real game from there with no history**:
+/// he plays that strategy; a line that ends at an exit is a line of the endless game,
+/// so the exit is worth at least `x`; a line that ends by repetition at `s` closes a
+/// cycle through `s` on which A's moves are his strategy's, so B repeating his moves
+/// round it makes an endless line consistent with the strategy that visits `s`
+/// infinitely often, and A winning it means the score at `s` is at least `x`. So the
+/// value of `P` is at least the largest `x` A wins at `(P, A)`, and at most minus the
+/// largest `x` A wins at `(P, B)` (there A is the opponent of `P`'s mover).
+///
+/// Each threshold is solved by the classic algorithm for Büchi games (B's attractor to
+/// the low-score nodes and the bad exits, A's attractor to the rest, until B's covers
+/// what is left), each attractor linear in the graph; `x` runs from `−n + 1` up until
+/// A wins nowhere.
+fn cycle_bounds(
+    n: usize,
+    rep: &[i8],
+    exit_lo: &[i8],
+    exit_hi: &[i8],
+    start: &[u32],
+    preds: &[u32],
+) -> [Vec<i8>; 2] {
+    let total = rep.len();
+    let nodes = 2 * total;
+    // Node 2k is (k, A), 2k + 1 is (k, B). Inner out-degree of board k.
+    let out: Vec<u32> = {
+        let mut d = vec![0u32; total];
+        for &p in preds {
+            d[p as usize] += 1;
+        }
+        d
+    };
+    let rep_a = |v: usize| {
+        let r = rep[v / 2] as i32;
+        if v % 2 == 0 { r } else { -r }
+    };
+    // A's best exit at an A node, and what B's best exit leaves A at a B node.
+    let good_exit =
+        |v: usize, x: i32| v % 2 == 0 && exit_lo[v / 2] != NONE && exit_lo[v / 2] as i32 >= x;
+    let bad_exit =
+        |v: usize, x: i32| v % 2 == 1 && exit_hi[v / 2] != NONE && -(exit_hi[v / 2] as i32) < x;
+    // The predecessors of node v: (p, other side) for p among board v/2's.
+    let preds_of = |v: usize| {
+        let k = v / 2;
+        let flip = 1 - v % 2;
+        preds[start[k] as usize..start[k + 1] as usize]
+            .iter()
+            .map(move |&p| 2 * p as usize + flip)
+    };
+    let mut best = vec![-(n as i8); nodes];
+    let mut win_a = vec![false; nodes];
+    let mut in_r = vec![false; nodes];
+    let mut cnt = vec![0u32; nodes];
+    let mut queue: Vec<usize> = Vec::new();
+    for x in -(n as i32) + 1..=n as i32 {
+        win_a.iter_mut().for_each(|w| *w = false);
+        loop {
+            // B's attractor, inside what A has not won, to the nodes scored below x
+            // and the exits bad for A.
+            queue.clear();
+            for v in 0..nodes {
+                in_r[v] = false;
+                if win_a[v] {
+                    continue;
+                }
+                cnt[v] = out[v / 2] + good_exit(v, x) as u32;
+                let target = rep_a(v) < x || bad_exit(v, x) || (v % 2 == 0 && cnt[v] == 0);
+                if target {
+                    in_r[v] = true;
+                    queue.push(v);
+                }
+            }
+            while let Some(u) = queue.pop() {
+                for w in preds_of(u) {
+                    if win_a[w] || in_r[w] {
+                        continue;
+                    }
+                    if w % 2 == 1 {
+                        in_r[w] = true;
+                        queue.push(w);
+                    } else {
+                        cnt[w] -= 1;
+                        if cnt[w] == 0 {
+                            in_r[w] = true;
+                            queue.push(w);
+                        }
+                    }
+                }
+            }
+            // What B cannot force there, A holds forever: add A's attractor to it.
+            let mut grew = false;
+            queue.clear();
+            for v in 0..nodes {
+                if !win_a[v] && !in_r[v] {
+                    win_a[v] = true;
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
+            for v in 0..nodes {
+                if win_a[v] {
+                    queue.push(v);
+                    continue;
+                }
+                // B nodes count their children not yet won by A (every won node is
+                // queued once below and takes itself off its predecessors' counts).
+                cnt[v] = out[v / 2];
+                let joins = if v % 2 == 0 {
+                    good_exit(v, x)
+                } else {
+                    !bad_exit(v, x) && cnt[v] == 0
+                };
+                if joins {
+                    win_a[v] = true;
+                    queue.push(v);
+                }
+            }
+            while let Some(u) = queue.pop() {
+                for w in preds_of(u) {
+                    if win_a[w] {
+                        continue;
+                    }
+                    if w % 2 == 0 {
+                        win_a[w] = true;
+                        queue.push(w);
+                    } else if !bad_exit(w, x) {
+                        cnt[w] -= 1;
+                        if cnt[w] == 0 {
+                            win_a[w] = true;
+                            queue.push(w);
+                        }
+                    }
+                }
+            }
+        }
+        let mut any = false;
+        for v in 0..nodes {
+            if win_a[v] {
+                best[v] = x as i8;
+                any = true;
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+    let low = (0..total).map(|k| best[2 * k]).collect();
+    let high = (0..total).map(|k| -best[2 * k + 1]).collect();
+    [low, high]
 }
 
 /// The bucket-queue sweep over the doubled graph. Returns `L` and `H` per board, with

@@ -416,6 +416,14 @@ pub struct Proving {
     pub nodes: u64,
 }
 
+impl Proving {
+    /// Whether count `n` is proved: its bounds narrowed by the repetition rule
+    /// ([`build::solve_count`]'s `cycles`), then its open boards searched.
+    pub fn covers(&self, n: usize) -> bool {
+        n > 0 && n <= self.seeds
+    }
+}
+
 /// Solves count `n` (the next one) onto `tables` and `bounds`, and proves what
 /// `proving` asks of it.
 fn solve_and_prove(
@@ -427,10 +435,11 @@ fn solve_and_prove(
     pool: &rayon::ThreadPool,
 ) -> CountStats {
     debug_assert_eq!(tables.len(), n);
-    let (t, b, mut stats) = pool.install(|| build::solve_count(rules, n, &tables[..], &bounds[..]));
+    let (t, b, mut stats) =
+        pool.install(|| build::solve_count(rules, n, &tables[..], &bounds[..], proving.covers(n)));
     tables.push(t);
     bounds.push(b);
-    if n <= proving.seeds && proving.nodes > 0 {
+    if proving.covers(n) && proving.nodes > 0 {
         stats.exact +=
             pool.install(|| history_search::prove_top_count(rules, tables, bounds, proving.nodes));
     }
@@ -543,10 +552,10 @@ pub fn build_in_memory_proving(rules: RuleSet, max_seeds: usize, proving: Provin
     let mut tables = Vec::new();
     let mut bounds = Vec::new();
     for n in 0..=max_seeds {
-        let (t, b, _) = build::solve_count(rules, n, &tables, &bounds);
+        let (t, b, _) = build::solve_count(rules, n, &tables, &bounds, proving.covers(n));
         tables.push(t);
         bounds.push(b);
-        if n <= proving.seeds && proving.nodes > 0 {
+        if proving.covers(n) && proving.nodes > 0 {
             history_search::prove_top_count(rules, &mut tables, &mut bounds, proving.nodes);
         }
     }

@@ -620,3 +620,56 @@ fn a_proving_build_resumes_only_with_the_same_proving() {
         .to_string();
     assert!(err.contains("--prove-seeds 4 --prove-nodes 10000"), "{err}");
 }
+
+#[test]
+fn bounds_the_repetition_rule_proves_hold_against_brute_force() {
+    // The cycle bounds alone (a proving build with no search), every board of up to 5
+    // seeds under each rule set: the brute-force value with no history lies inside them
+    // wherever it finishes, they are never wider than the plain analysis's, and under the
+    // own-row rules they are narrower somewhere the brute force checks.
+    for preset in Preset::ALL {
+        let rules = RuleSet::from_preset(preset);
+        let plain = build_in_memory(rules, 5);
+        let tb = build_in_memory_proving(rules, 5, Proving { seeds: 5, nodes: 0 });
+        let order = |p: &Position| -> [i32; 6] {
+            let mv = plain.move_values(p).unwrap();
+            std::array::from_fn(|a| mv[a].unwrap_or(i32::MIN / 2))
+        };
+        let mut solver = Solver::new(rules, 20_000).with_order(&order);
+        let (mut compared, mut narrower, mut narrower_checked) = (0, 0, 0);
+        for n in 0..=5 {
+            for p in boards(n) {
+                let e = tb.probe(&p).unwrap();
+                let e0 = plain.probe(&p).unwrap();
+                assert!(
+                    e0.bounds[0] <= e.bounds[0] && e.bounds[1] <= e0.bounds[1],
+                    "{} {p}: {:?} wider than {:?}",
+                    preset.name(),
+                    e.bounds,
+                    e0.bounds
+                );
+                assert!((e.bounds[0]..=e.bounds[1]).contains(&e.value), "{p}");
+                let tighter = e.bounds != e0.bounds;
+                narrower += tighter as u64;
+                if let Ok(s) = solver.solve_near(&p, &[], e0.value) {
+                    compared += 1;
+                    narrower_checked += tighter as u64;
+                    assert!(
+                        (e.bounds[0]..=e.bounds[1]).contains(&s),
+                        "{} {p}: {s} outside the cycle bounds {:?}",
+                        preset.name(),
+                        e.bounds
+                    );
+                }
+            }
+        }
+        println!(
+            "{}: {compared} boards compared, bounds narrower on {narrower} ({narrower_checked} of them compared)",
+            preset.name()
+        );
+        assert!(compared > 3_000, "{}: {compared}", preset.name());
+        if rules.repetition == crate::game::Leftover::OwnRow {
+            assert!(narrower_checked > 0, "{}: nothing narrowed", preset.name());
+        }
+    }
+}
