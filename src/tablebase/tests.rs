@@ -539,6 +539,7 @@ fn entries_a_build_proves_by_search_agree_with_brute_force() {
         let proving = Proving {
             seeds: 5,
             nodes: 20_000,
+            cycles: 5,
         };
         let tb = build_in_memory_proving(rules, 5, proving);
         let order = |p: &Position| -> [i32; 6] {
@@ -598,6 +599,7 @@ fn a_proving_build_resumes_only_with_the_same_proving() {
     let proving = Proving {
         seeds: 4,
         nodes: 10_000,
+        cycles: 4,
     };
     build_proving(rules, 3, dir.path(), 1, proving, |_| {}).unwrap();
     let mut resumed = 0;
@@ -630,7 +632,15 @@ fn bounds_the_repetition_rule_proves_hold_against_brute_force() {
     for preset in Preset::ALL {
         let rules = RuleSet::from_preset(preset);
         let plain = build_in_memory(rules, 5);
-        let tb = build_in_memory_proving(rules, 5, Proving { seeds: 5, nodes: 0 });
+        let tb = build_in_memory_proving(
+            rules,
+            5,
+            Proving {
+                seeds: 0,
+                nodes: 0,
+                cycles: 5,
+            },
+        );
         let order = |p: &Position| -> [i32; 6] {
             let mv = plain.move_values(p).unwrap();
             std::array::from_fn(|a| mv[a].unwrap_or(i32::MIN / 2))
@@ -671,5 +681,80 @@ fn bounds_the_repetition_rule_proves_hold_against_brute_force() {
         if rules.repetition == crate::game::Leftover::OwnRow {
             assert!(narrower_checked > 0, "{}: nothing narrowed", preset.name());
         }
+    }
+}
+
+#[test]
+fn bounds_of_the_repetition_rule_with_a_history_hold_against_brute_force() {
+    // `CountGraph::bounds`, the history's positions ending the game, on every board of
+    // up to 4 seeds under each rule set: with no history, after each non-capturing move
+    // (the board behind it) and after two: the brute-force value lies inside them
+    // wherever it finishes, and they meet, proving the value, on many of those.
+    for preset in Preset::ALL {
+        let rules = RuleSet::from_preset(preset);
+        let tb = build_in_memory(rules, 4);
+        let order = |p: &Position| -> [i32; 6] {
+            let mv = tb.move_values(p).unwrap();
+            std::array::from_fn(|a| mv[a].unwrap_or(i32::MIN / 2))
+        };
+        let mut solver = Solver::new(rules, 20_000).with_order(&order);
+        let quiet = |p: &Position| -> Vec<Position> {
+            (0..6)
+                .filter(|&a| p.legal_moves(rules) & (1 << a) != 0)
+                .map(|a| {
+                    let mut q = *p;
+                    q.apply(rules, a);
+                    q
+                })
+                .filter(|q| q.board_seeds() == p.board_seeds() && q.stores == p.stores)
+                .collect()
+        };
+        let (mut compared, mut met, mut met_with_history) = (0u64, 0u64, 0u64);
+        for n in 1..=4 {
+            let graph = build::CountGraph::new(rules, n, &tb.tables[..n], &tb.bounds[..n]);
+            for p in boards(n) {
+                let mut cases = vec![(p, vec![])];
+                for q in quiet(&p) {
+                    cases.push((q, vec![p]));
+                    for r in quiet(&q) {
+                        if r != p {
+                            cases.push((r, vec![p, q]));
+                        }
+                    }
+                }
+                for (pos, h) in cases {
+                    if pos.legal_moves(rules) == 0 {
+                        continue;
+                    }
+                    let hist: Vec<(u32, bool)> = h
+                        .iter()
+                        .map(|x| (index::rank(&mover_pits(x)) as u32, x.side == pos.side))
+                        .collect();
+                    let [lo, hi] = graph.bounds(index::rank(&mover_pits(&pos)) as u32, &hist);
+                    assert!(lo <= hi, "{} {pos} {h:?}: [{lo}, {hi}]", preset.name());
+                    let guess = tb.value(&pos).unwrap().0;
+                    if let Ok(v) = solver.solve_near(&pos, &h, guess) {
+                        compared += 1;
+                        met += (lo == hi) as u64;
+                        met_with_history += (lo == hi && !h.is_empty()) as u64;
+                        assert!(
+                            (lo..=hi).contains(&v),
+                            "{} {pos} history {h:?}: {v} outside [{lo}, {hi}]",
+                            preset.name()
+                        );
+                    }
+                }
+            }
+        }
+        println!(
+            "{}: {compared} values compared, bounds met on {met} ({met_with_history} with a history)",
+            preset.name()
+        );
+        assert!(compared > 3_000, "{}: {compared}", preset.name());
+        assert!(
+            met_with_history > 1_000,
+            "{}: {met_with_history}",
+            preset.name()
+        );
     }
 }
