@@ -456,19 +456,19 @@ impl<'g> Cycles<'g> {
     #[inline]
     fn rep_a(&self, v: usize) -> i32 {
         let r = self.rep[v / 2] as i32;
-        if v % 2 == 0 { r } else { -r }
+        if v.is_multiple_of(2) { r } else { -r }
     }
 
     /// A has an exit worth at least `x` at A node `v`.
     #[inline]
     fn good_exit(&self, v: usize, x: i32) -> bool {
-        v % 2 == 0 && self.exit_lo[v / 2] != NONE && self.exit_lo[v / 2] as i32 >= x
+        v.is_multiple_of(2) && self.exit_lo[v / 2] != NONE && self.exit_lo[v / 2] as i32 >= x
     }
 
     /// B has an exit worth less than `x` to A at B node `v`.
     #[inline]
     fn bad_exit(&self, v: usize, x: i32) -> bool {
-        v % 2 == 1 && self.exit_hi[v / 2] != NONE && -(self.exit_hi[v / 2] as i32) < x
+        !v.is_multiple_of(2) && self.exit_hi[v / 2] != NONE && -(self.exit_hi[v / 2] as i32) < x
     }
 
     /// The nodes A wins in the game of threshold `x` (see [`cycle_bounds`]). A node of
@@ -496,7 +496,9 @@ impl<'g> Cycles<'g> {
                     self.rep_a(v) < x
                 } else {
                     self.cnt[v] = self.out[v / 2] + self.good_exit(v, x) as u32;
-                    self.rep_a(v) < x || self.bad_exit(v, x) || (v % 2 == 0 && self.cnt[v] == 0)
+                    self.rep_a(v) < x
+                        || self.bad_exit(v, x)
+                        || (v.is_multiple_of(2) && self.cnt[v] == 0)
                 };
                 if target {
                     self.in_r[v] = true;
@@ -508,7 +510,7 @@ impl<'g> Cycles<'g> {
                     if self.win_a[w] || self.in_r[w] || is_sink(w) {
                         continue;
                     }
-                    if w % 2 == 1 {
+                    if !w.is_multiple_of(2) {
                         self.in_r[w] = true;
                         self.queue.push(w);
                     } else {
@@ -542,7 +544,7 @@ impl<'g> Cycles<'g> {
                 self.cnt[v] = self.out[v / 2];
                 let joins = if is_sink(v) {
                     self.rep_a(v) >= x
-                } else if v % 2 == 0 {
+                } else if v.is_multiple_of(2) {
                     self.good_exit(v, x)
                 } else {
                     !self.bad_exit(v, x) && self.cnt[v] == 0
@@ -557,7 +559,7 @@ impl<'g> Cycles<'g> {
                     if self.win_a[w] || is_sink(w) {
                         continue;
                     }
-                    if w % 2 == 0 {
+                    if w.is_multiple_of(2) {
                         self.win_a[w] = true;
                         self.queue.push(w);
                     } else if !self.bad_exit(w, x) {

@@ -751,10 +751,16 @@ fn bounds_of_the_repetition_rule_with_a_history_hold_against_brute_force() {
             preset.name()
         );
         assert!(compared > 3_000, "{}: {compared}", preset.name());
-        // Not vacuous: the bounds settle a good share of the values with a history
-        // (abapa 1 939 of 4 164, awari 834 of 4 130).
+        // Not vacuous: the bounds settle a share of the values with a history (abapa
+        // 1 939 of 4 164, ouril 1 718 of 3 556; awari 834 of 4 130, traditional 179 of
+        // 4 415, where a repetition scores 0 and the plain bounds already decide more).
+        let share = if rules.repetition == crate::game::Leftover::OwnRow {
+            5
+        } else {
+            50
+        };
         assert!(
-            met_with_history > compared / 20,
+            met_with_history > compared / share,
             "{}: {met_with_history} of {compared}",
             preset.name()
         );
