@@ -272,3 +272,59 @@ fn verify_checks_the_probes_proofs_against_brute_force() {
         "{v}"
     );
 }
+
+#[test]
+fn tables_narrowed_by_the_repetition_rule_pass_verify() {
+    // A build with --cycle-seeds: more exact entries than the plain build, recorded in
+    // the manifest; verify's brute force agrees with every exact entry and finds every
+    // value inside its bounds; resuming with another --cycle-seeds is refused.
+    let exact = |dir: &str| -> u64 {
+        let m = json(&std::fs::read_to_string(format!("{dir}/manifest.json")).unwrap());
+        m["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["exact"].as_u64().unwrap())
+            .sum()
+    };
+    let (plain, cycles) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (p, c) = (
+        plain.path().to_str().unwrap(),
+        cycles.path().to_str().unwrap(),
+    );
+    let build = |out: &str, extra: &[&str]| {
+        let mut args = vec!["tablebase", "build", "--max-seeds", "6", "--out", out];
+        args.extend_from_slice(extra);
+        oware(&args)
+    };
+    let (code, _, err) = build(p, &[]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = build(c, &["--cycle-seeds", "6"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(exact(c) > exact(p), "{} <= {}", exact(c), exact(p));
+    let m = json(&std::fs::read_to_string(format!("{c}/manifest.json")).unwrap());
+    assert_eq!(m["prove_cycles"], 6, "{m}");
+    let (code, out, err) = oware(&[
+        "tablebase",
+        "verify",
+        "--tb",
+        c,
+        "--positions",
+        "100",
+        "--max-seeds",
+        "6",
+        "--node-limit",
+        "100000",
+        "--prover-nodes",
+        "100000",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["prover"]["disagree"], 0, "{v}");
+    assert_eq!(v["disagreements"], 0, "{v}");
+    assert!(v["solved"].as_u64().unwrap() > 50, "{v}");
+    let (code, _, err) = build(c, &["--cycle-seeds", "5"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--cycle-seeds 6"), "{err}");
+}

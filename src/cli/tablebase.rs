@@ -65,6 +65,12 @@ pub struct BuildArgs {
     /// Nodes of each of those searches.
     #[arg(long, default_value_t = 20_000)]
     prove_nodes: u64,
+    /// Narrow the bounds of every board with at most this many seeds by what the
+    /// repetition rule itself proves (a game over the non-capturing moves solved for
+    /// each threshold; docs/tablebase.md), so that more entries are exact (default: the
+    /// same as --prove-seeds; 0: none).
+    #[arg(long)]
+    cycle_seeds: Option<usize>,
     /// Print one JSON object at the end instead of text.
     #[arg(long)]
     json: bool,
@@ -176,6 +182,7 @@ fn build(a: BuildArgs) -> Result<()> {
     let proving = tablebase::Proving {
         seeds: a.prove_seeds,
         nodes: if a.prove_seeds > 0 { a.prove_nodes } else { 0 },
+        cycles: a.cycle_seeds.unwrap_or(a.prove_seeds),
     };
     let m = tablebase::build_proving(rules, a.max_seeds, &a.out, a.threads, proving, |r| {
         if json {

@@ -9,7 +9,9 @@ neither store at 25 or more, not 24-24), probes them all with one `oware tableba
 probe --fens` call per node budget, and prints one JSON object:
 for each budget the share of positions whose value (the margin) is proven, whose
 outcome is proven, the share of legal moves whose value is proven, and the probe's time
-per position (the `seconds` of each answer: the proof, the tables already open).
+per position (the `seconds` of each answer: the proof, the tables already open), and the
+same counts per seed count (`by_seeds`: positions, values, outcomes, exact entries,
+moves, moves proven).
 With --per-call each position is one `oware tablebase probe --fen F --json` process
 instead (for binaries without --fens), and its time is the process's wall time, the
 opening of the tables included.
@@ -45,6 +47,23 @@ def draw(rng, lo, hi):
 def quantile(xs, q):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else None
+
+
+def by_seeds(fens, rows):
+    """Per seed count on the board: positions, and the shares of values, outcomes, exact
+    entries and legal moves' values proven (where the failures are)."""
+    out = {}
+    for fen, row in zip(fens, rows):
+        n = sum(map(int, fen.split("-")[:12]))
+        d = out.setdefault(str(n), {"positions": 0, "value": 0, "outcome": 0, "exact": 0,
+                                    "moves": 0, "moves_proven": 0})
+        d["positions"] += 1
+        d["value"] += row["value"] is not None
+        d["outcome"] += row["outcome"] is not None
+        d["exact"] += bool(row["exact"])
+        d["moves"] += len(row["moves"])
+        d["moves_proven"] += sum(v is not None for v in row["moves"].values())
+    return dict(sorted(out.items(), key=lambda kv: int(kv[0])))
 
 
 def main():
@@ -115,6 +134,7 @@ def main():
                 "seconds_max": max(secs),
                 "over_1s": sum(s > 1.0 for s in secs),
                 "wall_seconds": round(wall, 2),
+                "by_seeds": by_seeds(fens, rows),
             }
     print(json.dumps(out, indent=1))
 

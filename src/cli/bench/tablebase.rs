@@ -47,7 +47,7 @@ pub fn run(a: Args) -> Result<()> {
     let mut tables = Vec::new();
     let mut bounds = Vec::new();
     for n in 0..=a.max_seeds.min(16) {
-        let (table, b, _) = pool.install(|| build::solve_count(rules, n, &tables, &bounds));
+        let (table, b, _) = pool.install(|| build::solve_count(rules, n, &tables, &bounds, false));
         tables.push(table);
         bounds.push(b);
     }

@@ -193,12 +193,14 @@ pub struct CountStats {
 
 /// Solves every board with `n` seeds; `lower` holds the tables of 0..n seeds and
 /// `lower_bounds` their [`Bounds`]. Returns one encoded byte per board, in rank order,
-/// the bounds of this count, and the figures. Runs on the current rayon pool.
+/// the bounds of this count, and the figures. With `cycles`, the bounds are narrowed by
+/// the repetition rule as well ([`cycle_bounds`]). Runs on the current rayon pool.
 pub fn solve_count(
     rules: RuleSet,
     n: usize,
     lower: &[Vec<u8>],
     lower_bounds: &[Bounds],
+    cycles: bool,
 ) -> (Vec<u8>, Bounds, CountStats) {
     assert_eq!(lower.len(), n, "tables of 0..{n} seeds needed");
     assert_eq!(lower_bounds.len(), n, "bounds of 0..{n} seeds needed");
@@ -293,6 +295,13 @@ pub fn solve_count(
     let (low, high) = sweep(n, &exit_max, &exit_max, &mut remaining, &start, &preds);
     drop(exit_max);
     let (safe_low, safe_high) = sweep(n, &exit_lo, &exit_hi, &mut out_deg, &start, &preds);
+    let cycle = cycles.then(|| {
+        let rep: Vec<i8> = (0..total)
+            .into_par_iter()
+            .map(|k| repetition_score(rules, &unrank(n, k as u64)) as i8)
+            .collect();
+        cycle_bounds(n, &rep, &exit_lo, &exit_hi, &start, &preds)
+    });
     drop(preds);
     drop(start);
 
@@ -317,10 +326,20 @@ pub fn solve_count(
                 // Every margin lies in [−n, n], so the bounds are clamped there: an
                 // endless line the mover would like (H* = +∞) cannot give him more than
                 // the n seeds on the board.
-                let (sl, sh) = (sl.clamp(-cap, cap), sh.clamp(-cap, cap));
+                let (mut sl, mut sh) = (sl.clamp(-cap, cap), sh.clamp(-cap, cap));
+                if let Some([cl, ch]) = &cycle {
+                    (sl, sh) = (sl.max(cl[k] as i32), sh.min(ch[k] as i32));
+                    assert!(
+                        sl <= sh,
+                        "cycle bounds disjoint from the safe bounds at {k}"
+                    );
+                }
                 let is_exact = sl == sh;
                 exact += is_exact as u64;
                 decided += (l.clamp(-cap, cap) == h.clamp(-cap, cap)) as u64;
+                // Where the cycle bounds narrowed the interval, the stored value stays
+                // inside it (it is the value wherever they meet).
+                let v = v.clamp(sl, sh);
                 o[i] = encode(v as i8, is_exact);
                 bo[i] = [sl as i8, sh as i8];
             }
@@ -337,6 +356,336 @@ pub fn solve_count(
             inner_moves: edges as u64,
         },
     )
+}
+
+/// Bounds on the value with no history that the repetition rule itself proves: per
+/// board, `[low, high]`, to be met with the bounds of the sweep.
+///
+/// The game with no history ends at its first exit or at the first position that
+/// recurs, with that position's repetition score (`rep`, from its mover's view). Take
+/// the doubled graph of [`sweep`] (A moves at `(P, A)`, B at `(P, B)`; exits valued by
+/// `exit_lo` for A, by `exit_hi` for B, as the safe sweep does) and, for a threshold
+/// `x`, the endless game in which A wins a line that reaches an exit worth at least `x`
+/// to him, or that never exits and visits only finitely often the nodes whose
+/// repetition score (for A) is below `x` (a co-Büchi game, so its winner has a
+/// positional winning strategy). **If A wins it from a node with a positional
+/// strategy, he forces at least `x` in the real game from there with no history**:
+/// he plays that strategy; a line that ends at an exit is a line of the endless game,
+/// so the exit is worth at least `x`; a line that ends by repetition at `s` closes a
+/// cycle through `s` on which A's moves are his strategy's, so B repeating his moves
+/// round it makes an endless line consistent with the strategy that visits `s`
+/// infinitely often, and A winning it means the score at `s` is at least `x`. So the
+/// value of `P` is at least the largest `x` A wins at `(P, A)`, and at most minus the
+/// largest `x` A wins at `(P, B)` (there A is the opponent of `P`'s mover).
+///
+/// `x` runs from `−n + 1` up until A wins nowhere ([`Cycles::wins`] for each).
+fn cycle_bounds(
+    n: usize,
+    rep: &[i8],
+    exit_lo: &[i8],
+    exit_hi: &[i8],
+    start: &[u32],
+    preds: &[u32],
+) -> [Vec<i8>; 2] {
+    let total = rep.len();
+    let mut c = Cycles::new(rep, exit_lo, exit_hi, start, preds);
+    let mut best = vec![-(n as i8); 2 * total];
+    for x in -(n as i32) + 1..=n as i32 {
+        let win = c.wins(x, None);
+        let mut any = false;
+        for (b, &w) in best.iter_mut().zip(win) {
+            if w {
+                *b = x as i8;
+                any = true;
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+    let low = (0..total).map(|k| best[2 * k]).collect();
+    let high = (0..total).map(|k| -best[2 * k + 1]).collect();
+    [low, high]
+}
+
+/// The co-Büchi games of [`cycle_bounds`] on one count's doubled graph: node `2k` is
+/// `(k, A)`, `2k + 1` is `(k, B)`, for board `k` (rank, mover's view). Scratch space is
+/// kept between thresholds.
+struct Cycles<'g> {
+    rep: &'g [i8],
+    exit_lo: &'g [i8],
+    exit_hi: &'g [i8],
+    start: &'g [u32],
+    preds: &'g [u32],
+    /// Inner out-degree of each board.
+    out: Vec<u32>,
+    win_a: Vec<bool>,
+    in_r: Vec<bool>,
+    cnt: Vec<u32>,
+    queue: Vec<usize>,
+}
+
+impl<'g> Cycles<'g> {
+    fn new(
+        rep: &'g [i8],
+        exit_lo: &'g [i8],
+        exit_hi: &'g [i8],
+        start: &'g [u32],
+        preds: &'g [u32],
+    ) -> Cycles<'g> {
+        let total = rep.len();
+        let mut out = vec![0u32; total];
+        for &p in preds {
+            out[p as usize] += 1;
+        }
+        Cycles {
+            rep,
+            exit_lo,
+            exit_hi,
+            start,
+            preds,
+            out,
+            win_a: vec![false; 2 * total],
+            in_r: vec![false; 2 * total],
+            cnt: vec![0; 2 * total],
+            queue: Vec::new(),
+        }
+    }
+
+    /// The repetition score of node `v` for A.
+    #[inline]
+    fn rep_a(&self, v: usize) -> i32 {
+        let r = self.rep[v / 2] as i32;
+        if v.is_multiple_of(2) { r } else { -r }
+    }
+
+    /// A has an exit worth at least `x` at A node `v`.
+    #[inline]
+    fn good_exit(&self, v: usize, x: i32) -> bool {
+        v.is_multiple_of(2) && self.exit_lo[v / 2] != NONE && self.exit_lo[v / 2] as i32 >= x
+    }
+
+    /// B has an exit worth less than `x` to A at B node `v`.
+    #[inline]
+    fn bad_exit(&self, v: usize, x: i32) -> bool {
+        !v.is_multiple_of(2) && self.exit_hi[v / 2] != NONE && -(self.exit_hi[v / 2] as i32) < x
+    }
+
+    /// The nodes A wins in the game of threshold `x` (see [`cycle_bounds`]). A node of
+    /// `sink` ends the game where play reaches it, with its repetition score: a position
+    /// of the history, where the game ends by repetition (the proof of [`cycle_bounds`]
+    /// holds with them: a line of the strategy that reaches one ends there in both
+    /// games, and a cycle closed later holds none of them). The classic algorithm for
+    /// Büchi games: B's attractor to the low-score nodes and the bad exits, A's
+    /// attractor to the rest, repeated until B's covers what is left; each attractor is
+    /// linear in the graph.
+    fn wins(&mut self, x: i32, sink: Option<&[bool]>) -> &[bool] {
+        let nodes = self.win_a.len();
+        let is_sink = |v: usize| sink.is_some_and(|s| s[v]);
+        self.win_a.iter_mut().for_each(|w| *w = false);
+        loop {
+            // B's attractor, inside what A has not won, to the nodes scored below x
+            // and the exits bad for A.
+            self.queue.clear();
+            for v in 0..nodes {
+                self.in_r[v] = false;
+                if self.win_a[v] {
+                    continue;
+                }
+                let target = if is_sink(v) {
+                    self.rep_a(v) < x
+                } else {
+                    self.cnt[v] = self.out[v / 2] + self.good_exit(v, x) as u32;
+                    self.rep_a(v) < x
+                        || self.bad_exit(v, x)
+                        || (v.is_multiple_of(2) && self.cnt[v] == 0)
+                };
+                if target {
+                    self.in_r[v] = true;
+                    self.queue.push(v);
+                }
+            }
+            while let Some(u) = self.queue.pop() {
+                for w in self.preds_of(u) {
+                    if self.win_a[w] || self.in_r[w] || is_sink(w) {
+                        continue;
+                    }
+                    if !w.is_multiple_of(2) {
+                        self.in_r[w] = true;
+                        self.queue.push(w);
+                    } else {
+                        self.cnt[w] -= 1;
+                        if self.cnt[w] == 0 {
+                            self.in_r[w] = true;
+                            self.queue.push(w);
+                        }
+                    }
+                }
+            }
+            // What B cannot force there, A holds forever: add A's attractor to it.
+            let mut grew = false;
+            for v in 0..nodes {
+                if !self.win_a[v] && !self.in_r[v] {
+                    self.win_a[v] = true;
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
+            self.queue.clear();
+            for v in 0..nodes {
+                if self.win_a[v] {
+                    self.queue.push(v);
+                    continue;
+                }
+                // B nodes count their children not yet won by A (every won node is
+                // queued once below and takes itself off its predecessors' counts).
+                self.cnt[v] = self.out[v / 2];
+                let joins = if is_sink(v) {
+                    self.rep_a(v) >= x
+                } else if v.is_multiple_of(2) {
+                    self.good_exit(v, x)
+                } else {
+                    !self.bad_exit(v, x) && self.cnt[v] == 0
+                };
+                if joins {
+                    self.win_a[v] = true;
+                    self.queue.push(v);
+                }
+            }
+            while let Some(u) = self.queue.pop() {
+                for w in self.preds_of(u) {
+                    if self.win_a[w] || is_sink(w) {
+                        continue;
+                    }
+                    if w.is_multiple_of(2) {
+                        self.win_a[w] = true;
+                        self.queue.push(w);
+                    } else if !self.bad_exit(w, x) {
+                        self.cnt[w] -= 1;
+                        if self.cnt[w] == 0 {
+                            self.win_a[w] = true;
+                            self.queue.push(w);
+                        }
+                    }
+                }
+            }
+        }
+        &self.win_a
+    }
+
+    /// The predecessors of node `v`: `(p, the other side)` for `p` among board `v / 2`'s.
+    fn preds_of(&self, v: usize) -> impl Iterator<Item = usize> + use<'g> {
+        let (k, flip) = (v / 2, 1 - v % 2);
+        let (preds, start): (&'g [u32], &'g [u32]) = (self.preds, self.start);
+        preds[start[k] as usize..start[k + 1] as usize]
+            .iter()
+            .map(move |&p| 2 * p as usize + flip)
+    }
+}
+
+/// One count's graph of non-capturing moves with its exits valued by the smaller
+/// tables' bounds, for bounds on the value of a position **with a history**: the
+/// repetition rule's bounds of [`cycle_bounds`], the history's positions ending the
+/// game where play reaches them. Built from forward move generation on one thread.
+pub struct CountGraph {
+    n: usize,
+    rep: Vec<i8>,
+    exit_lo: Vec<i8>,
+    exit_hi: Vec<i8>,
+    start: Vec<u32>,
+    preds: Vec<u32>,
+}
+
+impl CountGraph {
+    /// The graph of count `n` under `rules`; `lower` and `lower_bounds` are the tables
+    /// and bounds of the counts below `n`.
+    pub fn new(rules: RuleSet, n: usize, lower: &[Vec<u8>], lower_bounds: &[Bounds]) -> CountGraph {
+        let total = boards_with(n) as usize;
+        let mut exit_lo = vec![NONE; total];
+        let mut exit_hi = vec![NONE; total];
+        let mut rep = vec![0i8; total];
+        let mut edges: Vec<(u32, u32)> = Vec::new();
+        for k in 0..total {
+            let pits = unrank(n, k as u64);
+            rep[k] = repetition_score(rules, &pits) as i8;
+            let (mut lo, mut hi) = (i32::MIN, i32::MIN);
+            let terminal = steps_bounded(
+                rules,
+                &pits,
+                n,
+                lower,
+                Some(lower_bounds),
+                |_, s, [l, h]| match s {
+                    Step::Exit(_) => (lo, hi) = (lo.max(l), hi.max(h)),
+                    Step::Inner(q) => edges.push((q, k as u32)),
+                },
+            );
+            if let Some(t) = terminal {
+                (lo, hi) = (t, t);
+            }
+            if lo != i32::MIN {
+                (exit_lo[k], exit_hi[k]) = (lo as i8, hi as i8);
+            }
+        }
+        edges.sort_unstable();
+        let mut start = vec![0u32; total + 1];
+        for &(q, _) in &edges {
+            start[q as usize + 1] += 1;
+        }
+        for k in 0..total {
+            start[k + 1] += start[k];
+        }
+        let preds = edges.into_iter().map(|(_, p)| p).collect();
+        CountGraph {
+            n,
+            rep,
+            exit_lo,
+            exit_hi,
+            start,
+            preds,
+        }
+    }
+
+    /// Proven bounds `[low, high]` on the margin the mover of board `root` (rank, his
+    /// view) can force with the positions `history` behind him: each `(rank, same)`, a
+    /// board of this count and whether its mover is the root's. Each bound is the
+    /// largest threshold A wins (binary search: a node A wins at `x` he wins below it),
+    /// A being the root's mover for `low`, his opponent for `high`.
+    pub fn bounds(&self, root: u32, history: &[(u32, bool)]) -> [i32; 2] {
+        let mut c = Cycles::new(
+            &self.rep,
+            &self.exit_lo,
+            &self.exit_hi,
+            &self.start,
+            &self.preds,
+        );
+        let n = self.n as i32;
+        let mut sink = vec![false; 2 * self.rep.len()];
+        let mut largest = |c: &mut Cycles<'_>, at: usize, a_is_mover: bool| -> i32 {
+            sink.iter_mut().for_each(|s| *s = false);
+            for &(k, same) in history {
+                // (k, A) where A moves there: A is the root's mover and so is k's, or
+                // neither is.
+                sink[2 * k as usize + (same != a_is_mover) as usize] = true;
+            }
+            // A wins everything at −n; find the largest x he wins at `at`.
+            let (mut lo, mut hi) = (-n, n);
+            while lo < hi {
+                let x = (lo + hi + 1) / 2;
+                if c.wins(x, Some(sink.as_slice()))[at] {
+                    lo = x;
+                } else {
+                    hi = x - 1;
+                }
+            }
+            lo
+        };
+        let low = largest(&mut c, 2 * root as usize, true);
+        let high = -largest(&mut c, 2 * root as usize + 1, false);
+        [low, high]
+    }
 }
 
 /// The bucket-queue sweep over the doubled graph. Returns `L` and `H` per board, with

@@ -63,6 +63,10 @@ pub struct Manifest {
     /// Nodes of each of those searches (`--prove-nodes`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub prove_nodes: u64,
+    /// The bounds of the counts up to this one were narrowed by the repetition rule
+    /// (`--cycle-seeds`; 0: none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub prove_cycles: usize,
 }
 
 fn is_zero<T: Default + PartialEq>(x: &T) -> bool {
@@ -107,6 +111,7 @@ impl Manifest {
             files: Vec::new(),
             prove_seeds: 0,
             prove_nodes: 0,
+            prove_cycles: 0,
         }
     }
 
@@ -115,6 +120,7 @@ impl Manifest {
         super::Proving {
             seeds: self.prove_seeds,
             nodes: self.prove_nodes,
+            cycles: self.prove_cycles,
         }
     }
 

@@ -441,12 +441,22 @@ impl<'a> HistorySearch<'a> {
     }
 }
 
-/// Proves, each within `node_limit` nodes, the value with no history of every board of
-/// the top count of `tables` (the last one, finished by the retrograde analysis) whose
-/// bounds do not meet, and marks those entries exact (value and bounds the proven
-/// value), so that larger counts take them as exits. Boards are searched in fixed chunks,
-/// each with its own search, so the result does not depend on the threads. Returns how
-/// many were proved. Runs on the current rayon pool.
+/// Nodes of each search in the first pass of [`prove_top_count`].
+const FIRST_PASS_NODES: u64 = 1_000;
+
+/// Proves the value with no history of every board of the top count of `tables` (the
+/// last one, finished by the retrograde analysis) whose bounds do not meet, each search
+/// within at most `node_limit` nodes, and marks those entries exact (value and bounds
+/// the proven value), so that larger counts take them as exits. Returns how many were
+/// proved. Runs on the current rayon pool.
+///
+/// It works in passes over the boards still open, the budget of a search growing four
+/// times a pass from [`FIRST_PASS_NODES`] to `node_limit`, then passes at `node_limit`
+/// while one proves something. Each pass first commits what the last one proved: a
+/// proven value is `V0` of its board, so (fact 2 of the module docs) it bounds that
+/// board under every history, and the next pass's searches stop there sooner wherever
+/// a line meets it. Boards are searched in fixed chunks, each with its own search, so
+/// the result does not depend on the threads.
 pub fn prove_top_count(
     rules: RuleSet,
     tables: &mut Vec<Vec<u8>>,
@@ -455,45 +465,64 @@ pub fn prove_top_count(
 ) -> u64 {
     use rayon::prelude::*;
     let n = tables.len() - 1;
-    let tb = Tablebase::from_tables(rules, std::mem::take(tables), std::mem::take(bounds));
-    let open: Vec<u32> = (0..tb.bounds[n].len() as u32)
+    let mut open: Vec<u32> = (0..bounds[n].len() as u32)
         .filter(|&r| {
-            let [lo, hi] = tb.bounds[n][r as usize];
+            let [lo, hi] = bounds[n][r as usize];
             lo < hi
         })
         .collect();
-    let proved: Vec<(u32, i8)> = open
-        .par_chunks(256)
-        .flat_map_iter(|chunk| {
-            let mut s = HistorySearch::new(&tb, node_limit);
-            let mut out = Vec::new();
-            for &r in chunk {
-                let pos = Position {
-                    pits: super::index::unrank(n, r as u64),
-                    stores: [0, 0],
-                    side: Side::South,
-                };
-                if let Ok(v) = s.solve(&pos, &[]) {
-                    out.push((r, v as i8));
+    let mut budget = FIRST_PASS_NODES.min(node_limit);
+    let mut total = 0;
+    while !open.is_empty() && node_limit > 0 {
+        let tb = Tablebase::from_tables(rules, std::mem::take(tables), std::mem::take(bounds));
+        let proved: Vec<(u32, i8)> = open
+            .par_chunks(256)
+            .flat_map_iter(|chunk| {
+                let mut s = HistorySearch::new(&tb, budget);
+                let mut out = Vec::new();
+                for &r in chunk {
+                    let pos = Position {
+                        pits: super::index::unrank(n, r as u64),
+                        stores: [0, 0],
+                        side: Side::South,
+                    };
+                    if let Ok(v) = s.solve(&pos, &[]) {
+                        out.push((r, v as i8));
+                    }
                 }
+                out
+            })
+            .collect();
+        let Tablebase {
+            tables: t,
+            bounds: b,
+            ..
+        } = tb;
+        *tables = t;
+        *bounds = b;
+        for &(r, v) in &proved {
+            let [lo, hi] = bounds[n][r as usize];
+            assert!((lo..=hi).contains(&v), "a proof outside the bounds");
+            tables[n][r as usize] = super::build::encode(v, true);
+            bounds[n][r as usize] = [v, v];
+        }
+        total += proved.len() as u64;
+        // `proved` follows the order of `open`.
+        let mut done = proved.iter().map(|&(r, _)| r).peekable();
+        open.retain(|&r| {
+            let hit = done.peek() == Some(&r);
+            if hit {
+                done.next();
             }
-            out
-        })
-        .collect();
-    let Tablebase {
-        tables: t,
-        bounds: b,
-        ..
-    } = tb;
-    *tables = t;
-    *bounds = b;
-    for &(r, v) in &proved {
-        let [lo, hi] = bounds[n][r as usize];
-        debug_assert!((lo..=hi).contains(&v), "a proof outside the bounds");
-        tables[n][r as usize] = super::build::encode(v, true);
-        bounds[n][r as usize] = [v, v];
+            !hit
+        });
+        if budget < node_limit {
+            budget = budget.saturating_mul(4).min(node_limit);
+        } else if proved.is_empty() {
+            break;
+        }
     }
-    proved.len() as u64
+    total
 }
 
 #[cfg(test)]

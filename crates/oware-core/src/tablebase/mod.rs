@@ -405,15 +405,31 @@ pub fn build(
     build_proving(rules, max_seeds, dir, threads, Proving::default(), on_count)
 }
 
-/// Which boards a build also proves by the search that carries the history
-/// ([`history_search::prove_top_count`]): those of at most `seeds` seeds whose bounds
-/// do not meet, each within `nodes` nodes. The default proves none.
+/// What a build proves beyond the plain analysis: the bounds of the counts up to
+/// `cycles` narrowed by the repetition rule itself ([`build::solve_count`]'s `cycles`),
+/// and the boards of at most `seeds` seeds whose bounds still do not meet proved by the
+/// search that carries the history ([`history_search::prove_top_count`]), each within
+/// `nodes` nodes. The default proves nothing more.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Proving {
-    /// The largest seed count proved (0: none).
+    /// The largest seed count searched (0: none).
     pub seeds: usize,
     /// Nodes of each board's search.
     pub nodes: u64,
+    /// The largest seed count whose bounds the repetition rule narrows (0: none).
+    pub cycles: usize,
+}
+
+impl Proving {
+    /// Whether the open boards of count `n` are searched.
+    pub fn covers(&self, n: usize) -> bool {
+        n > 0 && n <= self.seeds && self.nodes > 0
+    }
+
+    /// Whether the bounds of count `n` are narrowed by the repetition rule.
+    pub fn cycles_at(&self, n: usize) -> bool {
+        n > 0 && n <= self.cycles
+    }
 }
 
 /// Solves count `n` (the next one) onto `tables` and `bounds`, and proves what
@@ -427,10 +443,11 @@ fn solve_and_prove(
     pool: &rayon::ThreadPool,
 ) -> CountStats {
     debug_assert_eq!(tables.len(), n);
-    let (t, b, mut stats) = pool.install(|| build::solve_count(rules, n, &tables[..], &bounds[..]));
+    let (t, b, mut stats) = pool
+        .install(|| build::solve_count(rules, n, &tables[..], &bounds[..], proving.cycles_at(n)));
     tables.push(t);
     bounds.push(b);
-    if n <= proving.seeds && proving.nodes > 0 {
+    if proving.covers(n) {
         stats.exact +=
             pool.install(|| history_search::prove_top_count(rules, tables, bounds, proving.nodes));
     }
@@ -472,14 +489,19 @@ pub fn build_proving(
     };
     if manifest.proving() != proving {
         if manifest.files.is_empty() {
-            (manifest.prove_seeds, manifest.prove_nodes) = (proving.seeds, proving.nodes);
+            (
+                manifest.prove_seeds,
+                manifest.prove_nodes,
+                manifest.prove_cycles,
+            ) = (proving.seeds, proving.nodes, proving.cycles);
         } else {
             return Err(TablebaseError::Argument(format!(
-                "{}: these tables were built with --prove-seeds {} --prove-nodes {}; \
-                 resume with the same",
+                "{}: these tables were built with --prove-seeds {} --prove-nodes {} \
+                 --cycle-seeds {}; resume with the same",
                 dir.display(),
                 manifest.prove_seeds,
-                manifest.prove_nodes
+                manifest.prove_nodes,
+                manifest.prove_cycles
             )));
         }
     }
@@ -543,10 +565,10 @@ pub fn build_in_memory_proving(rules: RuleSet, max_seeds: usize, proving: Provin
     let mut tables = Vec::new();
     let mut bounds = Vec::new();
     for n in 0..=max_seeds {
-        let (t, b, _) = build::solve_count(rules, n, &tables, &bounds);
+        let (t, b, _) = build::solve_count(rules, n, &tables, &bounds, proving.cycles_at(n));
         tables.push(t);
         bounds.push(b);
-        if n <= proving.seeds && proving.nodes > 0 {
+        if proving.covers(n) {
             history_search::prove_top_count(rules, &mut tables, &mut bounds, proving.nodes);
         }
     }
