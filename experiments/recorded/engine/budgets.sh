@@ -1,5 +1,7 @@
 #!/bin/sh
 # Small budgets (issue 59, item 4): what starting and stopping a search costs, before and
+# after a change of the search (first run: the deadline, e5a8e91, into budgets/; second:
+# the worker pool, db62fdd, into pool/). As first written, before and
 # after the search learned its deadline (commit e5a8e91). Two binaries that differ only in
 # the search: BEFORE, built from the commit before it with this commit's
 # src/cli/bench/engine.rs copied in (the --budgets measurement), and AFTER, this commit.

@@ -10,12 +10,14 @@
 //! - `atomic`: `AtomicTree`, a tree that several threads grow at once without a lock.
 //! - `parallel`: `ParallelSearch`, one tree searched by several threads with batched
 //!   leaves and virtual loss, in bounded memory (the engine's search).
+//! - `pool`: `WorkerPool`, the threads `ParallelSearch` keeps between searches.
 
 pub mod atomic;
 mod batch;
 mod games;
 pub mod parallel;
 pub mod policy;
+mod pool;
 mod root;
 pub mod tree;
 
