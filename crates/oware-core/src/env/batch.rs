@@ -31,7 +31,7 @@ use crate::rng::Rng;
 use super::config::{EnvConfig, EnvError, Openings, SKIP, StepOut, StepSummary};
 use super::encoding::Encoding;
 use super::lanes::{
-    Actions, GameMut, HISTORY_SLOTS, Io, Lanes, Meta, chunk_size, fill_random, filter_bit,
+    Actions, GameMut, GameRange, HISTORY_SLOTS, Io, Meta, chunk_size, fill_random, filter_bit,
     full_key, history_slice, par_run, step_chunk, stretch_key,
 };
 
@@ -96,7 +96,7 @@ impl BatchEnv {
                 out: StepOut::default(),
             },
             chunk_size(n),
-            &|lanes: Lanes<'_>, _io| {
+            &|lanes: GameRange<'_>, _io| {
                 lanes.for_each_game(|_, mut g| g.begin_random(cfg.rules, cfg.openings));
                 StepSummary::default()
             },
@@ -104,8 +104,8 @@ impl BatchEnv {
         Ok(env)
     }
 
-    fn lanes(&mut self) -> Lanes<'_> {
-        Lanes {
+    fn lanes(&mut self) -> GameRange<'_> {
+        GameRange {
             positions: &mut self.positions,
             legal: &mut self.legal,
             meta: &mut self.meta,

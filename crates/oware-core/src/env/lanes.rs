@@ -38,7 +38,7 @@ pub(super) enum Actions<'a> {
 }
 
 /// Mutable views of a contiguous range of games, in every lane.
-pub(super) struct Lanes<'a> {
+pub(super) struct GameRange<'a> {
     pub(super) positions: &'a mut [Position],
     pub(super) legal: &'a mut [u8],
     pub(super) meta: &'a mut [Meta],
@@ -57,7 +57,7 @@ pub(super) fn split<T>(s: &mut [T], mid: usize, per: usize) -> (&mut [T], &mut [
     }
 }
 
-impl<'a> Lanes<'a> {
+impl<'a> GameRange<'a> {
     /// Calls `f(i, game)` for every game of the range, `i` counted from its start.
     #[inline(always)]
     pub(super) fn for_each_game(self, mut f: impl FnMut(usize, GameMut<'_>)) {
@@ -89,7 +89,7 @@ impl<'a> Lanes<'a> {
         self.positions.len()
     }
 
-    pub(super) fn split_at(self, mid: usize) -> (Lanes<'a>, Lanes<'a>) {
+    pub(super) fn split_at(self, mid: usize) -> (GameRange<'a>, GameRange<'a>) {
         let (p0, p1) = self.positions.split_at_mut(mid);
         let (l0, l1) = self.legal.split_at_mut(mid);
         let (m0, m1) = self.meta.split_at_mut(mid);
@@ -98,7 +98,7 @@ impl<'a> Lanes<'a> {
         let (o0, o1) = self.outcomes.split_at_mut(mid);
         let (g0, g1) = self.moves.split_at_mut(mid);
         (
-            Lanes {
+            GameRange {
                 positions: p0,
                 legal: l0,
                 meta: m0,
@@ -107,7 +107,7 @@ impl<'a> Lanes<'a> {
                 outcomes: o0,
                 moves: g0,
             },
-            Lanes {
+            GameRange {
                 positions: p1,
                 legal: l1,
                 meta: m1,
@@ -176,9 +176,9 @@ pub(super) fn chunk_size(n: usize) -> usize {
 /// Runs `f` over `lanes` and `io` split into chunks of at most `chunk` games, in
 /// parallel, summing the results. Splitting by halves keeps the work free of
 /// allocation and of `unsafe`.
-pub(super) fn par_run<F>(lanes: Lanes<'_>, io: Io<'_>, chunk: usize, f: &F) -> StepSummary
+pub(super) fn par_run<F>(lanes: GameRange<'_>, io: Io<'_>, chunk: usize, f: &F) -> StepSummary
 where
-    F: Fn(Lanes<'_>, Io<'_>) -> StepSummary + Sync,
+    F: Fn(GameRange<'_>, Io<'_>) -> StepSummary + Sync,
 {
     let n = lanes.len();
     if n <= chunk {
@@ -373,7 +373,7 @@ impl GameMut<'_> {
 }
 
 /// Steps every game of `lanes` (one task's share). Actions are already validated.
-pub(super) fn step_chunk(config: &EnvConfig, lanes: Lanes<'_>, io: Io<'_>) -> StepSummary {
+pub(super) fn step_chunk(config: &EnvConfig, lanes: GameRange<'_>, io: Io<'_>) -> StepSummary {
     let rules = config.rules;
     let Io { actions, out } = io;
     let want_legal = !out.legal.is_empty();

@@ -1,7 +1,7 @@
 //! `BatchSearch`: one search tree per game slot; each `step` runs one simulation in
 //! every slot that is searching and evaluates all their leaves in one batch.
 //!
-//! The games themselves live elsewhere, behind [`Lanes`]: self-play's in the batched
+//! The games themselves live elsewhere, behind [`SearchLanes`]: self-play's in the batched
 //! environment ([`BatchEnv`], lane `i` searched by slot `i`), a match's or a review's
 //! as whole [`Game`]s ([`super::SearchedGames`]). The search reads a lane's position,
 //! legal moves and repetition history, and the caller plays the move it chooses.
@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 /// What one finished search says about its root.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SearchResult {
+pub struct RootStats {
     /// Visits of each root action.
     pub visits: [u32; 6],
     /// The policy training target: the visit distribution (PUCT) or the improved policy
@@ -42,7 +42,7 @@ pub struct SearchResult {
 }
 
 /// Where the searched games are kept: what a search reads of game `i`.
-pub trait Lanes {
+pub trait SearchLanes {
     /// Game `i`'s current position.
     fn position(&self, i: usize) -> &Position;
     /// Game `i`'s legal moves as a mask of actions; 0 once it is over.
@@ -51,7 +51,7 @@ pub trait Lanes {
     fn seen(&self, i: usize, pos: &Position) -> bool;
 }
 
-impl Lanes for BatchEnv {
+impl SearchLanes for BatchEnv {
     #[inline]
     fn position(&self, i: usize) -> &Position {
         BatchEnv::position(self, i)
@@ -66,7 +66,7 @@ impl Lanes for BatchEnv {
     }
 }
 
-impl Lanes for [Game] {
+impl SearchLanes for [Game] {
     fn position(&self, i: usize) -> &Position {
         self[i].position()
     }
@@ -219,7 +219,7 @@ impl BatchSearch {
     /// (the position slot `i`'s tree is at), with root noise (Dirichlet for PUCT, Gumbel
     /// sampling for Gumbel) if `noise`. Returns false if the game is over (nothing to
     /// search).
-    pub fn begin<L: Lanes + ?Sized>(
+    pub fn begin<L: SearchLanes + ?Sized>(
         &mut self,
         i: usize,
         lanes: &L,
@@ -256,7 +256,11 @@ impl BatchSearch {
     /// Runs one simulation in every searching slot, evaluating all new leaves in one
     /// call; slot `i` searches lane `i` of `lanes`. Returns how many slots are still
     /// searching afterwards.
-    pub fn step<L: Lanes + ?Sized>(&mut self, lanes: &L, evaluator: &mut dyn Evaluator) -> usize {
+    pub fn step<L: SearchLanes + ?Sized>(
+        &mut self,
+        lanes: &L,
+        evaluator: &mut dyn Evaluator,
+    ) -> usize {
         self.batch_pos.clear();
         self.batch_legal.clear();
         self.batch_at.clear();
@@ -323,7 +327,7 @@ impl BatchSearch {
     /// lockstep: each pass takes every slot still descending one level down and asks
     /// for the next node of the slot `AHEAD` places on, so the trips to memory of
     /// different trees overlap. Each slot's descent is the same as alone.
-    fn descend_all<L: Lanes + ?Sized>(&mut self, lanes: &L) {
+    fn descend_all<L: SearchLanes + ?Sized>(&mut self, lanes: &L) {
         let how = &Descent {
             cfg: &self.cfg,
             rule: self.rule,
@@ -369,12 +373,12 @@ impl BatchSearch {
     }
 
     /// Steps until no slot is searching.
-    pub fn run<L: Lanes + ?Sized>(&mut self, lanes: &L, evaluator: &mut dyn Evaluator) {
+    pub fn run<L: SearchLanes + ?Sized>(&mut self, lanes: &L, evaluator: &mut dyn Evaluator) {
         while self.step(lanes, evaluator) > 0 {}
     }
 
     /// The result of slot `i`'s last search.
-    pub fn result(&self, i: usize) -> SearchResult {
+    pub fn result(&self, i: usize) -> RootStats {
         let s = &self.slots[i];
         root_result(&self.cfg, self.rule, s.tree.root_node(), &s.root, s.done)
     }
@@ -397,7 +401,7 @@ impl BatchSearch {
 
     /// Moves slot `i`'s tree along `action`, which the caller has just played in lane
     /// `i` of `lanes` (reusing the subtree when configured).
-    pub fn advance<L: Lanes + ?Sized>(&mut self, i: usize, action: usize, lanes: &L) {
+    pub fn advance<L: SearchLanes + ?Sized>(&mut self, i: usize, action: usize, lanes: &L) {
         let reuse = self.cfg.tree_reuse && self.rule.keeps_subtree();
         let room = self.cfg.simulations.max(self.cfg.cheap_simulations) as usize + 2;
         let s = &mut self.slots[i];
@@ -504,10 +508,10 @@ pub(super) fn root_result(
     root: &super::tree::Node,
     state: &RootState,
     done: u32,
-) -> SearchResult {
+) -> RootStats {
     let policy = rule.policy(cfg, root);
     let best = rule.best(cfg, root, state);
-    SearchResult {
+    RootStats {
         visits: root.n,
         policy,
         prior: root.raw_prior,
@@ -530,7 +534,7 @@ pub(super) fn root_result(
 
 /// A move from a finished search: with `temperature` > 0 a sample ∝ N^(1/T) over the
 /// root's visits drawn from `rng`, else (or with no visits) the search's best.
-pub(super) fn sample_by_visits(r: &SearchResult, temperature: f32, rng: &mut Rng) -> usize {
+pub(super) fn sample_by_visits(r: &RootStats, temperature: f32, rng: &mut Rng) -> usize {
     if temperature <= 0.0 || r.simulations == 0 {
         return r.best;
     }

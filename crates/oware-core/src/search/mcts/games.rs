@@ -4,7 +4,7 @@
 //! search its lanes.
 
 use super::MctsConfig;
-use super::batch::{BatchSearch, SearchResult};
+use super::batch::{BatchSearch, RootStats};
 use super::tree::SearchTree;
 use crate::game::{Game, MoveError, Position, RuleSet};
 use crate::rng::Rng;
@@ -112,7 +112,7 @@ impl SearchedGames {
     }
 
     /// The result of slot `i`'s last search.
-    pub fn result(&self, i: usize) -> SearchResult {
+    pub fn result(&self, i: usize) -> RootStats {
         self.search.result(i)
     }
 

@@ -5,7 +5,7 @@
 //! - `tree`: the arena-allocated tree of one game.
 //! - `policy`: PUCT and Gumbel selection, improved policy, sequential halving.
 //! - `batch`: `BatchSearch`, the driver over many trees, reading the games from their
-//!   `Lanes` (self-play's batched environment, or whole games).
+//!   `SearchLanes` (self-play's batched environment, or whole games).
 //! - `games`: `SearchedGames`, whole games kept beside their search (matches, reviews).
 //! - `atomic`: `AtomicTree`, a tree that several threads grow at once without a lock.
 //! - `parallel`: `ParallelSearch`, one tree searched by several threads with batched
@@ -21,7 +21,7 @@ mod pool;
 mod root;
 pub mod tree;
 
-pub use batch::{BatchSearch, Lanes, SearchResult};
+pub use batch::{BatchSearch, RootStats, SearchLanes};
 pub use games::SearchedGames;
 pub use parallel::{ParallelSearch, SharedTree, TreeCounters};
 pub use tree::{Leaf, Node, NodeId, NodeKind, SearchTree};

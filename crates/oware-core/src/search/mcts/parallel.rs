@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
 use super::atomic::{AtomicTree, CLAIMED, NewChild, TERMINAL, UNEXPANDED};
-use super::batch::{SearchResult, most_visited_line, root_result, sample_by_visits};
+use super::batch::{RootStats, most_visited_line, root_result, sample_by_visits};
 use super::pool::WorkerPool;
 use super::root::{Puct, RootState, Schedules, SearchRule, Start};
 use super::tree::NodeId;
@@ -146,7 +146,7 @@ impl SharedTree {
     }
 
     /// The result so far.
-    pub fn result(&self) -> SearchResult {
+    pub fn result(&self) -> RootStats {
         let (root, done) = self.root_and_done();
         let state = self.root.lock().unwrap_or_else(|e| e.into_inner());
         root_result(&self.cfg, &Puct, &root, &state.0, done)
@@ -679,7 +679,7 @@ impl ParallelSearch {
     }
 
     /// The result of the last search.
-    pub fn result(&self) -> SearchResult {
+    pub fn result(&self) -> RootStats {
         self.shared.result()
     }
 

@@ -16,7 +16,7 @@ fn cfg(algorithm: Algorithm, sims: u32) -> MctsConfig {
     }
 }
 
-fn search(fen: &str, c: MctsConfig, rules: RuleSet) -> SearchResult {
+fn search(fen: &str, c: MctsConfig, rules: RuleSet) -> RootStats {
     let mut b = SearchedGames::new(c.clone(), rules, 1, 7);
     b.set_game(0, Game::new(rules, pos(fen)));
     assert!(b.begin(0, c.simulations, false));
