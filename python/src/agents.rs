@@ -19,7 +19,7 @@ use oware_zero::search::mcts::SearchedGames;
 use oware_zero::search::{AlphaBeta, Limits};
 use oware_zero::tablebase::Tablebase;
 
-use crate::errors::{Seed, not_found, type_error, value_error};
+use crate::errors::{Int, Seed, int_in, not_found, type_error, value_error};
 use crate::game::{PositionArg, PyGame, mask_actions};
 
 const HEAD_DIM: usize = POLICY_DIM + WDL_DIM + 1;
@@ -109,14 +109,11 @@ impl PyNetwork {
     /// checkpoint or a damaged one. `threads`: cores one `evaluate` call may use.
     #[staticmethod]
     #[pyo3(signature = (path = None, threads = None))]
-    fn load(py: Python<'_>, path: Option<PathBuf>, threads: Option<i64>) -> PyResult<PyNetwork> {
-        if let Some(t) = threads
-            && !(1..=1024).contains(&t)
-        {
-            return Err(value_error(format!(
-                "threads must be 1..1024 or None, got {t}"
-            )));
-        }
+    fn load(py: Python<'_>, path: Option<PathBuf>, threads: Option<Int>) -> PyResult<PyNetwork> {
+        let threads = match &threads {
+            None => None,
+            Some(t) => Some(int_in("threads", t, 1..=1024)?),
+        };
         let path = path.unwrap_or_else(default_model_path);
         if !path.exists() {
             return Err(not_found(format!(
@@ -237,7 +234,7 @@ impl PyNetwork {
         &mut self,
         py: Python<'_>,
         game: GameArg,
-        simulations: Option<i64>,
+        simulations: Option<Int>,
         seed: Seed,
         level: Option<&str>,
     ) -> PyResult<PySearchResult> {
@@ -254,12 +251,10 @@ impl PyNetwork {
                 "give either simulations or level, not both (a level sets its simulations)",
             ));
         }
-        let simulations = simulations.unwrap_or(64);
-        if !(1..=1_000_000).contains(&simulations) {
-            return Err(value_error(format!(
-                "simulations must be 1..1000000, got {simulations}"
-            )));
-        }
+        let simulations = match &simulations {
+            None => 64,
+            Some(s) => int_in("simulations", s, 1..=1_000_000)?,
+        };
         let game = game.resolve(self.rules)?;
         if game.rules() != self.rules {
             return Err(value_error(format!(
@@ -315,23 +310,27 @@ impl PyNetwork {
 /// repetition, or a `Position` / position text under `rules`) to `depth` plies (1..64).
 /// Returns a `SearchResult` whose value is in centi-seeds for the player to move.
 #[pyfunction]
-#[pyo3(signature = (game, depth, rules = "abapa", tt_mb = 16))]
+#[pyo3(
+    signature = (game, depth, rules = "abapa", tt_mb = None),
+    text_signature = "(game, depth, rules='abapa', tt_mb=16)"
+)]
 pub fn alphabeta(
     py: Python<'_>,
     game: GameArg,
-    depth: i64,
+    depth: Int,
     rules: &str,
-    tt_mb: i64,
+    tt_mb: Option<Int>,
 ) -> PyResult<PySearchResult> {
     let rules = crate::errors::parse_rules(rules)?;
-    if !(1..=oware_zero::search::alphabeta::MAX_DEPTH as i64).contains(&depth) {
-        return Err(value_error(format!(
-            "depth must be 1..64 plies, got {depth}"
-        )));
-    }
-    if !(1..=65_536).contains(&tt_mb) {
-        return Err(value_error(format!("tt_mb must be 1..65536, got {tt_mb}")));
-    }
+    let depth = int_in(
+        "depth",
+        &depth,
+        1..=oware_zero::search::alphabeta::MAX_DEPTH as i64,
+    )?;
+    let tt_mb = match &tt_mb {
+        None => 16,
+        Some(t) => int_in("tt_mb", t, 1..=65_536)?,
+    };
     let game = game.resolve(rules)?;
     let r = py.allow_threads(|| {
         let mut ab = AlphaBeta::new(game.rules(), tt_mb as usize);

@@ -8,29 +8,43 @@ use pyo3::types::PyDict;
 
 use oware_zero::env::{AutoReset, BatchEnv, Encoding, EnvConfig, Openings, StepOut};
 
-use crate::errors::{Seed, extract_int, index_error, parse_rules, type_error, value_error};
+use crate::errors::{Int, Seed, index_error, int_in, parse_rules, type_error, value_error};
 use crate::game::PyPosition;
 
-/// Opening plies: one count, or an inclusive (min, max) range.
-pub enum OpeningArg {
-    Exactly(i64),
-    Range(i64, i64),
+/// Opening plies: one count, or an inclusive (min, max) range; checked as it is read
+/// (0 <= min <= max <= `Openings::MAX_PLIES`).
+pub struct OpeningArg {
+    min: u32,
+    max: u32,
+}
+
+impl OpeningArg {
+    /// No opening: every game starts at the start position.
+    pub const NONE: OpeningArg = OpeningArg { min: 0, max: 0 };
 }
 
 impl<'py> FromPyObject<'py> for OpeningArg {
     fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
-        if let Some(k) = extract_int(ob)? {
-            return Ok(OpeningArg::Exactly(k));
+        let (min, max) = if let Ok(k) = ob.extract::<Int>() {
+            (k.clone(), k)
+        } else if let Ok((a, b)) = ob.extract::<(Int, Int)>() {
+            (a, b)
+        } else {
+            return Err(type_error(
+                "opening_plies as an integer or a (min, max) pair",
+                ob,
+            ));
+        };
+        let most = Openings::MAX_PLIES as i64;
+        if min.value < 0 || max.value < min.value || max.value > most {
+            return Err(value_error(format!(
+                "opening_plies {min}..={max} is not a valid range: need 0 <= min <= max <= {most}"
+            )));
         }
-        if let Ok((a, b)) = ob.extract::<(Bound<'py, PyAny>, Bound<'py, PyAny>)>()
-            && let (Some(a), Some(b)) = (extract_int(&a)?, extract_int(&b)?)
-        {
-            return Ok(OpeningArg::Range(a, b));
-        }
-        Err(type_error(
-            "opening_plies as an integer or a (min, max) pair",
-            ob,
-        ))
+        Ok(OpeningArg {
+            min: min.value as u32,
+            max: max.value as u32,
+        })
     }
 }
 
@@ -174,60 +188,44 @@ impl PyBatchEnv {
 impl PyBatchEnv {
     #[new]
     #[pyo3(
-        signature = (num_games, rules = "abapa", seed = Seed(0), opening_plies = OpeningArg::Exactly(0), threads = None, encoding = "onehot"),
+        signature = (num_games, rules = "abapa", seed = Seed(0), opening_plies = OpeningArg::NONE, threads = None, encoding = "onehot"),
         text_signature = "(num_games, rules='abapa', seed=0, opening_plies=0, threads=None, encoding='onehot')"
     )]
     fn new(
         py: Python<'_>,
-        num_games: i64,
+        num_games: Int,
         rules: &str,
         seed: Seed,
         opening_plies: OpeningArg,
-        threads: Option<i64>,
+        threads: Option<Int>,
         encoding: &str,
     ) -> PyResult<Self> {
-        if !(1..=MAX_GAMES).contains(&num_games) {
-            return Err(value_error(format!(
-                "num_games must be 1..{MAX_GAMES}, got {num_games}"
-            )));
-        }
-        let games = num_games as usize;
+        let games = int_in("num_games", &num_games, 1..=MAX_GAMES)? as usize;
         let rules = parse_rules(rules)?;
         let encoding: Encoding = encoding.parse().map_err(value_error)?;
-        let (min, max) = match opening_plies {
-            OpeningArg::Exactly(k) => (k, k),
-            OpeningArg::Range(a, b) => (a, b),
+        let threads = match &threads {
+            None => None,
+            Some(t) => Some(int_in("threads", t, 1..=1024)? as usize),
         };
-        if min < 0 || max < min || max > Openings::MAX_PLIES as i64 {
-            return Err(value_error(format!(
-                "opening_plies {min}..={max} is not a valid range: need 0 <= min <= max <= {}",
-                Openings::MAX_PLIES
-            )));
-        }
         let (pool, serial) = match threads {
             None => (None, false),
             Some(1) => (None, true),
-            Some(t) if (2..=1024).contains(&t) => (
+            Some(t) => (
                 Some(
                     rayon::ThreadPoolBuilder::new()
-                        .num_threads(t as usize)
+                        .num_threads(t)
                         .build()
                         .map_err(value_error)?,
                 ),
                 false,
             ),
-            Some(t) => {
-                return Err(value_error(format!(
-                    "threads must be 1..1024 or None, got {t}"
-                )));
-            }
         };
         let config = EnvConfig {
             rules,
             seed: seed.0,
             openings: Openings {
-                min_plies: min as u32,
-                max_plies: max as u32,
+                min_plies: opening_plies.min,
+                max_plies: opening_plies.max,
             },
             auto_reset: AutoReset::On,
             record_moves: false,

@@ -34,18 +34,58 @@ pub fn type_error(expected: &str, got: &Bound<'_, PyAny>) -> PyErr {
     PyTypeError::new_err(format!("expected {expected}, got {name}"))
 }
 
-/// An integer argument as i64: a Python int or anything with `__index__` (numpy's
-/// integers), `Ok(None)` for any other type; one beyond i64 gives `i64::MAX` or
-/// `i64::MIN`, which the caller's range check rejects with its own message.
-pub fn extract_int(ob: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
-    if let Ok(v) = ob.extract::<i64>() {
-        return Ok(Some(v));
+/// An integer argument: a Python int or anything with `__index__` (numpy's integers),
+/// else a one-line `TypeError`. `value` is the integer saturated to i64 (every limit an
+/// argument has is far inside it, so a saturated value always fails its range check);
+/// `Display` shows the integer exactly as the caller passed it, so the message of that
+/// check names 2**70 as 1180591620717411303424, not as i64's largest value. pyo3's own
+/// conversion to i64 would raise `OverflowError` instead of the `ValueError` or
+/// `IndexError` the range check gives.
+#[derive(Clone)]
+pub struct Int<'py> {
+    pub value: i64,
+    ob: Bound<'py, PyAny>,
+}
+
+impl<'py> FromPyObject<'py> for Int<'py> {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let value = match ob.extract::<i64>() {
+            Ok(v) => v,
+            Err(_) => {
+                let Ok(index) = ob.call_method0("__index__") else {
+                    return Err(type_error("an integer", ob));
+                };
+                let index = index.downcast_into::<PyInt>()?;
+                if index.lt(0)? { i64::MIN } else { i64::MAX }
+            }
+        };
+        Ok(Int {
+            value,
+            ob: ob.clone(),
+        })
     }
-    let Ok(index) = ob.call_method0("__index__") else {
-        return Ok(None);
-    };
-    let index = index.downcast_into::<PyInt>()?;
-    Ok(Some(if index.lt(0)? { i64::MIN } else { i64::MAX }))
+}
+
+impl Display for Int<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.ob.str() {
+            Ok(s) => f.write_str(&s.to_string_lossy()),
+            Err(_) => write!(f, "{}", self.value),
+        }
+    }
+}
+
+/// `value` if it lies in `range`, else a `ValueError` "NAME must be RANGE, got VALUE".
+pub fn int_in(name: &str, value: &Int<'_>, range: std::ops::RangeInclusive<i64>) -> PyResult<i64> {
+    if range.contains(&value.value) {
+        Ok(value.value)
+    } else {
+        Err(value_error(format!(
+            "{name} must be {}..{}, got {value}",
+            range.start(),
+            range.end()
+        )))
+    }
 }
 
 /// A random seed: an integer 0..2^64-1, else a one-line `ValueError` (pyo3's own
@@ -57,12 +97,10 @@ impl<'py> FromPyObject<'py> for Seed {
         if let Ok(v) = ob.extract::<u64>() {
             return Ok(Seed(v));
         }
-        if extract_int(ob)?.is_some() {
-            return Err(value_error(format!(
-                "seed {ob} is out of range: expected 0..2**64-1"
-            )));
-        }
-        Err(type_error("an integer seed", ob))
+        let int = ob.extract::<Int>()?;
+        Err(value_error(format!(
+            "seed {int} is out of range: expected 0..2**64-1"
+        )))
     }
 }
 
@@ -82,9 +120,9 @@ pub fn parse_rules(name: &str) -> Result<RuleSet, PyErr> {
 }
 
 /// An action 0..5 from a Python integer, or an `IndexError`.
-pub fn check_action(action: i64) -> Result<usize, PyErr> {
-    if (0..6).contains(&action) {
-        Ok(action as usize)
+pub fn check_action(action: &Int<'_>) -> Result<usize, PyErr> {
+    if (0..6).contains(&action.value) {
+        Ok(action.value as usize)
     } else {
         Err(index_error(format!(
             "action {action} is out of range: expected 0..5 (the mover's pits A..F or a..f)"

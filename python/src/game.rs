@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use oware_zero::env::Encoding;
 use oware_zero::game::{Game, Outcome, Position, Side, mask_letters, move_letter};
 
-use crate::errors::{check_action, extract_int, index_error, parse_rules, type_error, value_error};
+use crate::errors::{Int, check_action, index_error, parse_rules, type_error, value_error};
 
 /// The actions (0..5) set in a legal-move mask, in pit order.
 pub fn mask_actions(mask: u8) -> Vec<usize> {
@@ -107,9 +107,9 @@ impl PyPosition {
 
     /// The position after `action` (0..5); `ValueError` if it is illegal here.
     #[pyo3(signature = (action, rules = "abapa"))]
-    fn apply(&self, action: i64, rules: &str) -> PyResult<PyPosition> {
+    fn apply(&self, action: Int, rules: &str) -> PyResult<PyPosition> {
         let rules = parse_rules(rules)?;
-        let a = check_action(action)?;
+        let a = check_action(&action)?;
         let legal = self.pos.legal_moves(rules);
         if legal & (1 << a) == 0 {
             return Err(value_error(format!(
@@ -197,8 +197,8 @@ impl PyOutcome {
     }
 
     /// +1 if `player` (0 South, 1 North) won, 0 for a draw, -1 if it lost.
-    fn returns_for(&self, player: i64) -> PyResult<i8> {
-        let side = player_side(player)?;
+    fn returns_for(&self, player: Int) -> PyResult<i8> {
+        let side = player_side(&player)?;
         Ok(self.outcome.score_for(side))
     }
 
@@ -227,8 +227,8 @@ impl PyOutcome {
 }
 
 /// The side of player number `player` (0 South, 1 North), or an `IndexError`.
-pub fn player_side(player: i64) -> PyResult<Side> {
-    match player {
+pub fn player_side(player: &Int<'_>) -> PyResult<Side> {
+    match player.value {
         0 => Ok(Side::South),
         1 => Ok(Side::North),
         _ => Err(index_error(format!(
@@ -238,19 +238,19 @@ pub fn player_side(player: i64) -> PyResult<Side> {
 }
 
 /// A move given as an action number or as move letters.
-pub enum MoveArg {
-    Action(i64),
+pub enum MoveArg<'py> {
+    Action(Int<'py>),
     Text(String),
 }
 
-impl<'py> FromPyObject<'py> for MoveArg {
+impl<'py> FromPyObject<'py> for MoveArg<'py> {
     fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
         if let Ok(t) = ob.extract::<String>() {
             return Ok(MoveArg::Text(t));
         }
-        match extract_int(ob)? {
-            Some(a) => Ok(MoveArg::Action(a)),
-            None => Err(type_error("an action 0..5 or move letters", ob)),
+        match ob.extract::<Int>() {
+            Ok(a) => Ok(MoveArg::Action(a)),
+            Err(_) => Err(type_error("an action 0..5 or move letters", ob)),
         }
     }
 }
@@ -338,7 +338,7 @@ impl PyGame {
     fn play(&mut self, mv: MoveArg) -> PyResult<()> {
         match mv {
             MoveArg::Action(a) => {
-                let a = check_action(a)?;
+                let a = check_action(&a)?;
                 self.game.play(a).map(|_| ()).map_err(value_error)
             }
             MoveArg::Text(t) => self.game.play_text(&t).map_err(value_error),

@@ -176,3 +176,32 @@ def test_tables_probe_keeps_not_proven_apart():
         oz.Tablebase(str(TABLES / "missing"))
     with pytest.raises(ValueError):
         oz.Tablebase(str(REPO / "docs"))  # exists, holds no tables
+
+
+@pytest.mark.parametrize("big", [2**63, 2**64, 2**70, -(2**63) - 1, np.uint64(2**63)])
+def test_every_integer_argument_beyond_64_bits_is_refused_by_value(big, net):
+    # Each integer argument of the package, given a value pyo3 cannot hold in an i64:
+    # the argument's own range check answers (ValueError, or IndexError for an action
+    # or a player), naming the value as given, never pyo3's OverflowError.
+    outcome = oz.Game(position="0-0-0-0-0-2-1-2-5-5-5-5-20-3-S", moves="F").outcome
+    cases = [
+        (ValueError, lambda: oz.BatchEnv(big)),
+        (ValueError, lambda: oz.BatchEnv(4, threads=big)),
+        (ValueError, lambda: oz.BatchEnv(4, opening_plies=big)),
+        (ValueError, lambda: oz.BatchEnv(4, opening_plies=(0, big))),
+        (IndexError, lambda: oz.Game().play(big)),
+        (IndexError, lambda: oz.Position().apply(big)),
+        (IndexError, lambda: outcome.returns_for(big)),
+        (ValueError, lambda: oz.alphabeta(oz.Game(), depth=big)),
+        (ValueError, lambda: oz.alphabeta(oz.Game(), depth=2, tt_mb=big)),
+        (ValueError, lambda: net.search(oz.Game(), simulations=big)),
+        (ValueError, lambda: oz.Network.load(threads=big)),
+    ]
+    if big < 0 or big >= 2**64:
+        cases.append((ValueError, lambda: oz.BatchEnv(4, seed=big)))
+    for exc, f in cases:
+        with pytest.raises(exc) as info:
+            f()
+        assert type(info.value) is exc, info.value
+        msg = str(info.value)
+        assert "\n" not in msg and str(int(big)) in msg, msg
