@@ -489,7 +489,7 @@ fn analysis_board_tables_editor_and_a_phone_in_chromium() {
     );
     let t = b.text("#tables");
     assert!(t.contains("win by 6"), "{t}");
-    // The trainer: a won ending where one move of four keeps the win.
+    // The trainer: a won ending where two moves of four keep the win (E and F).
     b.goto(&srv.url("/?start=0-0-1-1-1-1-1-0-0-0-2-0-18-23-S&tab=analysis&anim=0"));
     b.wait_idle();
     b.wait_for(

@@ -60,66 +60,63 @@ fn probe_gives_value_outcome_and_move_values() {
 #[test]
 fn probe_never_states_a_repetition_score_as_the_value() {
     // North's only move f starts fAbBcCdDeEfFa, which repeats with one seed in each row:
-    // each takes his own, so North's margin is 0 and he loses 23–25. The entry holds the
-    // repetition score at this board (+2, a draw), which is not proven.
+    // each takes his own, so North's margin is 0 and he loses 23–25. The plain build
+    // stored the repetition score at this board (+2, a draw) there, not proven; the
+    // shipped tables are built proving (`--prove-seeds 7 --cycle-seeds 12`), and hold
+    // the value, exact.
     let fen = "0-0-0-0-0-0-0-1-0-0-0-1-24-22-N";
     let (code, out, err) = oware(&["tablebase", "probe", "--tb", TB, "--fen", fen, "--json"]);
     assert_eq!(code, 0, "{err}");
     let v = json(&out);
-    assert_eq!(v["exact"], false, "{v}");
-    assert_eq!(v["table_value"], 2, "{v}");
+    assert_eq!(v["exact"], true, "{v}");
     assert_eq!(v["value"], 0, "{v}");
     assert_eq!(v["outcome"], "loss", "{v}");
-    assert_eq!(v["proven_by"], "search", "{v}");
+    assert_eq!(v["proven_by"], "table", "{v}");
     assert_eq!(v["moves"]["f"], 0, "{v}");
     let (_, text, _) = oware(&["tablebase", "probe", "--tb", TB, "--fen", fen]);
     assert!(text.contains("lost with best play"), "{text}");
-    // The text counts the search's nodes as the JSON does: the position's and its moves'.
-    let nodes = v["nodes"].as_u64().unwrap();
-    assert!(nodes > 0, "{v}");
-    assert!(
-        text.contains(&format!("search nodes in all: {nodes} ")),
-        "{text}"
-    );
-    assert!(
-        text.contains("not proven") && !text.contains("drawn"),
-        "{text}"
-    );
-    // (That the line ends 25–23 is checked against the game itself in
-    // `tablebase::prove`'s tests.)
 
-    // A search given no room proves nothing: the bounds, not a value.
-    let (code, out, err) = oware(&[
-        "tablebase",
-        "probe",
-        "--tb",
-        TB,
-        "--fen",
-        fen,
-        "--node-limit",
-        "1",
-        "--json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let v = json(&out);
+    // A board the build left inexact: the entry is a repetition score inside bounds
+    // that do not decide the outcome (stores 21–23: a draw at the low bound, a win at
+    // the high one). A search given no room proves nothing: the bounds, not a value.
+    let fen = "0-1-1-1-0-1-0-0-0-0-0-0-21-23-S";
+    let probe = |extra: &[&str]| {
+        let mut args = vec!["tablebase", "probe", "--tb", TB, "--fen", fen];
+        args.extend_from_slice(extra);
+        let (code, out, err) = oware(&args);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let v = json(&probe(&["--node-limit", "1", "--json"]));
+    assert_eq!(v["exact"], false, "{v}");
     assert!(v["value"].is_null() && v["outcome"].is_null(), "{v}");
     let b = v["bounds"].as_array().expect("bounds");
     let (lo, hi) = (b[0].as_i64().unwrap(), b[1].as_i64().unwrap());
-    assert!(lo <= 0 && 0 <= hi && lo < hi, "{v}");
-    let (_, text, _) = oware(&[
-        "tablebase",
-        "probe",
-        "--tb",
-        TB,
-        "--fen",
-        fen,
-        "--node-limit",
-        "1",
-    ]);
+    let table = v["table_value"].as_i64().unwrap();
+    assert!(lo < hi && (lo..=hi).contains(&table), "{v}");
+    assert!(21 - 23 + lo <= 0 && 21 - 23 + hi > 0, "{v}");
+    let text = probe(&["--node-limit", "1"]);
     assert!(
         text.contains("not proven: future captures between") && !text.contains("with best play ("),
         "{text}"
     );
+    // With the default budget the search proves it: a value inside the bounds, the
+    // value of the only move (F), and the text counts the search's nodes as the JSON.
+    let v = json(&probe(&["--json"]));
+    assert_eq!(v["proven_by"], "search", "{v}");
+    let value = v["value"].as_i64().unwrap();
+    assert!((lo..=hi).contains(&value), "{v}");
+    assert_eq!(v["moves"]["F"], value, "{v}");
+    let o = if value > 2 { "win" } else { "draw" };
+    assert_eq!(v["outcome"], o, "{v}");
+    let nodes = v["nodes"].as_u64().unwrap();
+    let text = probe(&[]);
+    assert!(
+        text.contains(&format!("search nodes in all: {nodes} ")),
+        "{text}"
+    );
+    // (That the proven value is the brute-force search's is checked by `verify` and
+    // by `tablebase::prove`'s tests.)
 }
 
 #[test]

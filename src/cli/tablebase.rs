@@ -276,8 +276,7 @@ fn probe_one(
     let history = since_capture(game);
     let t0 = Instant::now();
     let prover = Prover::new(tb, a.node_limit);
-    let known = prover.position(&pos, &history).expect("covered");
-    let moves = prover.moves(&pos, &history).expect("covered");
+    let (known, moves) = prover.position_and_moves(&pos, &history).expect("covered");
     let seconds = t0.elapsed().as_secs_f64();
     let me = pos.side.index();
     let stores = pos.stores[me] as i32 - pos.stores[1 - me] as i32;
@@ -541,9 +540,8 @@ impl ProofCheck {
         brute: Option<i32>,
         examples: &mut Vec<String>,
     ) {
-        let known = prover.position(pos, &[]).expect("covered");
+        let (known, moves) = prover.position_and_moves(pos, &[]).expect("covered");
         self.check(pos, "the board", known.value(), brute, examples);
-        let moves = prover.moves(pos, &[]).expect("covered");
         let brute_moves = solver.move_values(pos, &[]);
         for (act, (k, b)) in moves.iter().zip(brute_moves).enumerate() {
             if let Some(k) = k {

@@ -9,9 +9,20 @@
 # cores), and AFTER_BINARY then measures them as it does the shipped ones. TB20PROVING,
 # if given, is built the same way to 20 seeds (11 minutes, 2.7 GiB) and measured on
 # 13-20 seeds.
+#
+#   sh experiments/recorded/tablebase-proofs/run.sh --shipped BINARY LABEL
+# measures the shipped tables (built proving since 2026-12-06) with BINARY into
+# LABEL-2-12.json (the 500 positions of seed 2) and verify-LABEL.json.
 set -e
 D=experiments/recorded/tablebase-proofs
 M="python3 $D/measure.py"
+if [ "$1" = "--shipped" ]; then
+  $M --oware "$2" --tb tablebases/abapa --min-seeds 2 --max-seeds 12 --positions 500 --seed 2 \
+     --budgets 2000000,100000 > $D/$3-2-12.json
+  "$2" tablebase verify --tb tablebases/abapa --positions 300 --max-seeds 12 --node-limit 50000 \
+     --prover-nodes 200000 --json > $D/verify-$3.json
+  exit 0
+fi
 $M --oware "$2" --tb tablebases/abapa --min-seeds 2 --max-seeds 12 --positions 500 --seed 2 \
    --budgets 2000000,100000 > $D/after-2-12.json
 $M --oware "$2" --tb tablebases/abapa --min-seeds 2 --max-seeds 12 --positions 80 --seed 1 \
