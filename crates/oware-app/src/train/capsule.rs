@@ -33,6 +33,7 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
 use super::config::Config;
+use super::refill::Refill;
 use super::rundir::{RunDir, RunState};
 use oware_core::files::{atomic_write, process_alive};
 use oware_net::net::checkpoint::{FileEntry, fnv1a64, read_manifest};
@@ -151,13 +152,9 @@ fn fill(
         "checkpoints/latest",
         format!("{}\n", state.checkpoint).as_bytes(),
     )?;
-    // What the window held, at most what its rule lets it hold now (it can hold up to a
-    // chunk more), so the refill always ends; a capsule of a run still refilling keeps
-    // the mark it had.
-    let size = config.train.window.size(state.total_seen) as u64;
     let carried = RunState {
         window: Vec::new(),
-        refill: window_samples.min(size).max(state.refill),
+        refill: Refill::carried(config, state, window_samples),
         ..state.clone()
     };
     put(

@@ -7,6 +7,7 @@ pub mod intake;
 mod learn;
 pub mod metrics;
 pub mod plot;
+mod refill;
 pub mod replay;
 pub mod report;
 pub mod run;
