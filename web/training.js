@@ -23,6 +23,7 @@ const CHARTS = [
   { id: 'value_loss', title: 'Value loss (W/D/L cross-entropy)', smooth: true },
   { id: 'store_diff_loss', title: 'Store-difference loss', smooth: true },
   { id: 'value_accuracy', title: 'Value accuracy (W/D/L argmax)', smooth: true },
+  { id: 'policy_accuracy', title: "Policy accuracy (the network's likeliest move is the target's)", smooth: true },
   { id: 'policy_entropy', title: 'Policy entropy', smooth: true },
   { id: 'eval_elo', title: 'Elo against the evaluation opponent, 95% interval', band: ['eval_elo_low', 'eval_elo_high'], byOpponent: true },
   { id: 'eval_score', title: 'Evaluation score (wins + draws/2)', byOpponent: true },

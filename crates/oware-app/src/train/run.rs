@@ -640,6 +640,7 @@ impl Session {
             store_diff_loss: learned.losses.store_diff,
             policy_entropy: learned.losses.policy_entropy,
             value_accuracy: learned.losses.value_accuracy,
+            policy_accuracy: Some(learned.losses.policy_accuracy),
             avg_game_length: plies as f64 / ng,
             draw_rate: draws as f64 / ng,
             eval_opponent: summary.map(|s| s.opponent.clone()),
