@@ -5,6 +5,7 @@ pub mod capsule;
 pub mod config;
 pub mod intake;
 mod learn;
+pub mod machine;
 pub mod metrics;
 pub mod plot;
 mod refill;

@@ -25,6 +25,7 @@ use super::capsule;
 use super::config::Config;
 use super::intake::{self, Intake, Waited};
 use super::learn::{Learned, Learning};
+use super::machine::{self, Leg};
 use super::metrics::{self, MetricsRow};
 use super::plot;
 use super::refill::Refill;
@@ -171,10 +172,17 @@ pub fn train(
     oware_core::files::remove_stale_temps(&run.root);
     fs::create_dir_all(run.samples())?;
     let mut session = Session::open(config, run, display, capsule.map(Path::to_path_buf))?;
+    let limit = session.limit_reached();
+    if limit.is_none() {
+        // The run goes on here: this leg's machine joins the run's record (before the
+        // capsule is written, which carries it).
+        let s = &session.state;
+        machine::append(&session.run.root, &Leg::here(s.iteration, s.wall_seconds))?;
+    }
     session.write_capsule()?;
     // A run resumed at its limit trains nothing: the log says so, with how to go on,
     // rather than how its steps would resume.
-    match session.limit_reached() {
+    match limit {
         Some(why) => session.log(why),
         None => {
             if let Some(n) = session.learning.refill.take_opening_line() {
