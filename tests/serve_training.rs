@@ -364,6 +364,34 @@ fn watch(b: &Browser, srv: &Server, phone: bool) {
     );
     let tip = b.text("[data-chart=\"policy_loss\"] .chart-tip");
     assert!(tip.contains("live: "), "{tip}");
+    // Drawn again at the next look (every 3 s) and as the run grows, the box stays on the
+    // same point.
+    let shown = |b: &Browser| {
+        js(
+            b,
+            "const t = document.querySelector('[data-chart=\"policy_loss\"] .chart-tip'); \
+             return t.classList.contains('hidden') ? null : t.querySelector('.tip-x').textContent;",
+        )
+    };
+    let at = shown(b);
+    assert!(at.is_string(), "no hover box: {tip}");
+    let draws = js(
+        b,
+        "return Number(document.querySelector('[data-chart=\"policy_loss\"] .chart-box').dataset.draws);",
+    );
+    b.wait_for(
+        &format!(
+            "return Number(document.querySelector('[data-chart=\"policy_loss\"] .chart-box').dataset.draws) > {} + 1;",
+            draws.as_u64().unwrap()
+        ),
+        30,
+        "the chart drawn again twice",
+    );
+    assert_eq!(
+        shown(b),
+        at,
+        "the hover box moved or hid when the chart was drawn again"
+    );
 
     // The finished run on the same charts, by games played.
     b.click("#runs-table tr[data-run=\"done\"] input[type=checkbox]");
