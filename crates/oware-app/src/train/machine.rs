@@ -86,9 +86,9 @@ pub fn vector_extensions(text: &str) -> Vec<String> {
             let letters = tail.bytes().take_while(u8::is_ascii_lowercase).count();
             found.insert(after[..6 + letters].to_string());
             rest = &after[6 + letters..];
-        } else if after.starts_with("avx2") {
+        } else if let Some(tail) = after.strip_prefix("avx2") {
             found.insert("avx2".to_string());
-            rest = &after[4..];
+            rest = tail;
         } else {
             rest = &after[3..];
         }
