@@ -178,6 +178,17 @@ fn a_run_stopped_and_moved_in_its_capsule_goes_on_exactly() {
     assert!((2..8).contains(&k), "capsule of iteration {k}");
     let mark = json(&cap.join("state.json"))["refill"].as_u64().unwrap();
     assert!(mark >= 200, "the window held {mark} samples");
+    // The machine of the run's one leg so far travels with it.
+    let legs = |run: &Path| -> Vec<serde_json::Value> {
+        fs::read_to_string(run.join("machines.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let carried = legs(&cap);
+    assert_eq!(carried.len(), 1, "{carried:?}");
+    assert_eq!(carried[0]["iteration"], 0);
     let name = format!("iter-{k:04}");
     assert_eq!(m.checkpoint, name);
     // What the capsule carries is the unbroken run's iteration k, bit for bit: the
@@ -265,6 +276,13 @@ fn a_run_stopped_and_moved_in_its_capsule_goes_on_exactly() {
     assert!(err.contains("unpacked a capsule of iteration"), "{err}");
     assert!(err.contains("refills"), "{err}");
     assert!(!moved.join(capsule::CAPSULE_FILE).exists());
+    // Where it resumed, its leg follows the first: the run keeps its history.
+    let moved_legs = legs(&moved);
+    assert_eq!(moved_legs.len(), 2, "{moved_legs:?}");
+    assert_eq!(moved_legs[0], carried[0]);
+    assert_eq!(moved_legs[1]["iteration"], k);
+    assert!(moved_legs[1]["run_seconds"].as_f64().unwrap() > 0.0);
+    assert!(moved_legs[1]["logical_cores"].as_u64().unwrap() >= 1);
     let s = json(&moved.join("state.json"));
     assert_eq!(s["iteration"], 8);
     assert_eq!(s["refill"], 0);

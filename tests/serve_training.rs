@@ -207,6 +207,69 @@ fn runs_are_listed_read_leniently_and_nothing_outside_is_reached() {
     );
 }
 
+/// `oware train --serve 0`: the web app beside the run, its address on stdout, the run
+/// in its list as running, and once an iteration is written, the policy accuracy among
+/// its metrics and the machine it trains on in its summary.
+#[test]
+fn train_serves_the_page_of_its_run() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("runs");
+    let mut cmd = train_cmd(d.path(), &root.join("tiny"), "train.time_limit_minutes=6");
+    let mut child = cmd
+        .args(["--serve", "0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let _run = Training(child);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    let line = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("oware train --serve printed no address within 60 s");
+    let page = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in '{line}'"));
+    assert!(
+        page.ends_with("/?tab=training&runs=tiny&run=tiny"),
+        "{line}"
+    );
+    let base = &page[..page.find("/?").unwrap()];
+    let a = agent();
+    let t0 = Instant::now();
+    let tiny = loop {
+        let (status, list) = get(&a, &format!("{base}/api/v1/runs"));
+        assert_eq!(status, 200, "{list}");
+        assert_eq!(list["root"], root.to_str().unwrap(), "{list}");
+        let found = list["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == "tiny" && r["iteration"].as_f64() >= Some(1.0))
+            .cloned();
+        if let Some(r) = found {
+            break r;
+        }
+        assert!(t0.elapsed().as_secs() < 120, "no iteration listed: {list}");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert_eq!(tiny["state"], "running", "{tiny}");
+    let legs = tiny["machines"].as_array().unwrap();
+    assert_eq!(legs.len(), 1, "{tiny}");
+    assert_eq!(legs[0]["iteration"], 0);
+    assert!(legs[0]["logical_cores"].as_u64().unwrap() >= 1, "{tiny}");
+    let (_, m) = get(&a, &format!("{base}/api/v1/runs/metrics?run=tiny"));
+    let acc = &m["columns"]["policy_accuracy"];
+    assert!(acc.as_array().is_some_and(|c| !c.is_empty()), "{m}");
+}
+
 fn shots() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/serve-screenshots");
     std::fs::create_dir_all(&dir).unwrap();
@@ -301,6 +364,34 @@ fn watch(b: &Browser, srv: &Server, phone: bool) {
     );
     let tip = b.text("[data-chart=\"policy_loss\"] .chart-tip");
     assert!(tip.contains("live: "), "{tip}");
+    // Drawn again at the next look (every 3 s) and as the run grows, the box stays on the
+    // same point.
+    let shown = |b: &Browser| {
+        js(
+            b,
+            "const t = document.querySelector('[data-chart=\"policy_loss\"] .chart-tip'); \
+             return t.classList.contains('hidden') ? null : t.querySelector('.tip-x').textContent;",
+        )
+    };
+    let at = shown(b);
+    assert!(at.is_string(), "no hover box: {tip}");
+    let draws = js(
+        b,
+        "return Number(document.querySelector('[data-chart=\"policy_loss\"] .chart-box').dataset.draws);",
+    );
+    b.wait_for(
+        &format!(
+            "return Number(document.querySelector('[data-chart=\"policy_loss\"] .chart-box').dataset.draws) > {} + 1;",
+            draws.as_u64().unwrap()
+        ),
+        30,
+        "the chart drawn again twice",
+    );
+    assert_eq!(
+        shown(b),
+        at,
+        "the hover box moved or hid when the chart was drawn again"
+    );
 
     // The finished run on the same charts, by games played.
     b.click("#runs-table tr[data-run=\"done\"] input[type=checkbox]");

@@ -87,6 +87,7 @@ function nearest(pts, x) {
 // xLabel, smoothing }. Returns the number of points drawn.
 export function drawChart(box, series, opts) {
   box.textContent = '';
+  box.dataset.draws = String(Number(box.dataset.draws || 0) + 1);
   const xOk = (x) => Number.isFinite(x) && (!opts.xLog || x > 0);
   const shown = series.map((s) => {
     const raw = s.points.filter(([x, y]) => xOk(x) && Number.isFinite(y));
@@ -150,7 +151,9 @@ export function drawChart(box, series, opts) {
 }
 
 // The values of every series at the pointer's x: a cursor line, a dot on each series,
-// and a box with the numbers.
+// and a box with the numbers. The point shown is kept on the container (`box.hoverAt`,
+// in the x axis's units), so that the box stays on the same point when the chart is
+// drawn again under a still pointer (the training page redraws every few seconds).
 function hover(box, svg, shown, m) {
   const cursor = svgEl('line', { y1: PAD.top, y2: H - PAD.bottom, class: 'chart-cursor hidden' });
   const dots = svgEl('g', {});
@@ -159,13 +162,16 @@ function hover(box, svg, shown, m) {
   const tip = document.createElement('div');
   tip.className = 'chart-tip hidden';
   box.appendChild(tip);
-  const hide = () => { cursor.classList.add('hidden'); tip.classList.add('hidden'); dots.textContent = ''; };
-  const show = (ev) => {
-    const r = svg.getBoundingClientRect();
-    const sx = ((ev.clientX - r.left) / r.width) * W;
-    if (sx < PAD.left || sx > W - PAD.right) return hide();
-    const l = m.lx0 + ((sx - PAD.left) / (W - PAD.left - PAD.right)) * (m.lx1 - m.lx0);
-    const x = m.opts.xLog ? Math.pow(10, l) : l;
+  const axis = `${m.opts.xLabel}${m.opts.xLog ? ' log' : ''}`;
+  const hide = () => {
+    box.hoverAt = null;
+    cursor.classList.add('hidden');
+    tip.classList.add('hidden');
+    dots.textContent = '';
+  };
+  // The values at x (axis units) for a pointer at svg x `sx`; false when no series has
+  // a point near it.
+  const showAt = (x, sx) => {
     dots.textContent = '';
     tip.textContent = '';
     let at = null;
@@ -182,7 +188,9 @@ function hover(box, svg, shown, m) {
       row.appendChild(document.createTextNode(`${s.label}: ${fmt(p[1])}` + (p[2] ? ` (${p[2]})` : '')));
       tip.appendChild(row);
     }
-    if (at === null) return hide();
+    if (at === null) return false;
+    box.hoverAt = at;
+    box.hoverAxis = axis;
     const head = document.createElement('div');
     head.className = 'tip-x';
     head.textContent = `${m.opts.xLabel} ${fmt(at)}`;
@@ -191,11 +199,24 @@ function hover(box, svg, shown, m) {
     cursor.setAttribute('x2', m.px(at));
     cursor.classList.remove('hidden');
     tip.classList.remove('hidden');
-    const left = ((m.px(at) / W) * r.width);
-    tip.style.left = left > r.width / 2 ? '' : `${left + 12}px`;
-    tip.style.right = left > r.width / 2 ? `${r.width - left + 12}px` : '';
+    const width = svg.getBoundingClientRect().width;
+    const left = (m.px(at) / W) * width;
+    tip.style.left = left > width / 2 ? '' : `${left + 12}px`;
+    tip.style.right = left > width / 2 ? `${width - left + 12}px` : '';
+    return true;
+  };
+  const show = (ev) => {
+    const r = svg.getBoundingClientRect();
+    const sx = ((ev.clientX - r.left) / r.width) * W;
+    if (sx < PAD.left || sx > W - PAD.right) return hide();
+    const l = m.lx0 + ((sx - PAD.left) / (W - PAD.left - PAD.right)) * (m.lx1 - m.lx0);
+    if (!showAt(m.opts.xLog ? Math.pow(10, l) : l, sx)) hide();
   };
   svg.addEventListener('pointermove', show);
   svg.addEventListener('pointerdown', show);
   svg.addEventListener('pointerleave', hide);
+  // Drawn again while a point was shown: the same point, where the new axes put it (not
+  // after the x axis changed, where that x means something else).
+  const kept = box.hoverAt;
+  if (kept !== null && kept !== undefined && (box.hoverAxis !== axis || !showAt(kept, m.px(kept)))) hide();
 }

@@ -23,6 +23,7 @@ const CHARTS = [
   { id: 'value_loss', title: 'Value loss (W/D/L cross-entropy)', smooth: true },
   { id: 'store_diff_loss', title: 'Store-difference loss', smooth: true },
   { id: 'value_accuracy', title: 'Value accuracy (W/D/L argmax)', smooth: true },
+  { id: 'policy_accuracy', title: "Policy accuracy (the network's likeliest move is the target's)", smooth: true },
   { id: 'policy_entropy', title: 'Policy entropy', smooth: true },
   { id: 'eval_elo', title: 'Elo against the evaluation opponent, 95% interval', band: ['eval_elo_low', 'eval_elo_high'], byOpponent: true },
   { id: 'eval_score', title: 'Evaluation score (wins + draws/2)', byOpponent: true },
@@ -76,6 +77,35 @@ function configWords(c) {
   if (c['threads'] !== undefined) parts.push(`${c['threads'] || 'all'} threads`);
   if (c['game.rules'] && c['game.rules'] !== 'abapa') parts.push(c['game.rules']);
   return parts.join(' · ');
+}
+
+// One machine of a run's record (machines.jsonl) in words.
+function machineWords(m) {
+  const parts = [m.cpu || 'CPU not known'];
+  if (m.logical_cores) parts.push(plural(m.logical_cores, 'logical core'));
+  parts.push(Array.isArray(m.vector) && m.vector.length ? m.vector.join(' ') : 'no AVX2');
+  if (m.os) parts.push(m.os);
+  return parts.join(' · ');
+}
+
+// The machines a run trained on, leg by leg (a run moved by its capsule has several).
+function drawMachines(r) {
+  const box = $('#detail-machine');
+  const legs = Array.isArray(r.machines) ? r.machines : [];
+  if (!legs.length) {
+    box.replaceChildren(el('p', '', r.kind === 'metrics-file' ? '' : 'Machine: not recorded (a run from before machines.jsonl)'));
+    return;
+  }
+  if (legs.length === 1) {
+    box.replaceChildren(el('p', 'machine-leg', 'Machine: ' + machineWords(legs[0])));
+    return;
+  }
+  const list = el('ol', 'plain-list machines');
+  for (const m of legs) {
+    const from = m.iteration ? `from iteration ${m.iteration} (${hms(m.run_seconds)} of run clock)` : 'from the start';
+    list.appendChild(el('li', 'machine-leg', `${from}: ${machineWords(m)}`));
+  }
+  box.replaceChildren(el('p', '', `Machines, ${plural(legs.length, 'leg')}:`), list);
 }
 
 // ---- the runs' table ----
@@ -245,6 +275,7 @@ async function drawDetail(now) {
   $('#detail-title').textContent = r.id;
   const c = r.config || {};
   $('#detail-config').textContent = Object.entries(c).map(([k, v]) => `${k} = ${v}`).join(' · ') || 'no config (a metrics file alone)';
+  drawMachines(r);
   if (r.kind === 'metrics-file') {
     $('#checkpoints').replaceChildren(el('li', 'muted', 'none: a metrics file alone'));
     $('#latest-games').replaceChildren();

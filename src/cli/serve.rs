@@ -63,6 +63,48 @@ pub struct Args {
     runs: PathBuf,
 }
 
+/// Serves the web app on `127.0.0.1:port` (0: any free port) from a thread of its own,
+/// for `oware train --serve`: its Training tab shows the runs under `runs`; one searcher
+/// with the shipped network plays and analyses (a run's checkpoints load on demand), and
+/// no puzzle is searched for and no table opened, so that the server costs the run
+/// nothing while no page asks. Returns the address it listens on; it serves until the
+/// process ends.
+pub fn start_beside_training(port: u16, runs: PathBuf) -> Result<SocketAddr> {
+    let model = oware_net::net::checkpoint::default_model_path();
+    let (evaluator, manifest) = load(&model).with_context(|| {
+        format!(
+            "--serve: the web app plays with the shipped network {}",
+            model.display()
+        )
+    })?;
+    let listener = TcpListener::bind(("127.0.0.1", port))
+        .with_context(|| format!("--serve {port}: listening on 127.0.0.1:{port}"))?;
+    let bound = listener.local_addr()?;
+    let setup = ServeSetup {
+        evaluators: vec![evaluator],
+        puzzle_evaluator: None,
+        rules: manifest.rule_set()?,
+        model: format!("the shipped network (step {})", manifest.step),
+        limits: ServeLimits {
+            searchers: 1,
+            puzzles: 0,
+            ..ServeLimits::default()
+        },
+        seed: 1,
+        trained: manifest.search_settings(),
+        tablebase: None,
+        runs,
+    };
+    std::thread::Builder::new()
+        .name("serve".into())
+        .spawn(move || {
+            if let Err(e) = serve(listener, setup) {
+                eprintln!("oware train --serve: the server stopped: {e:#}");
+            }
+        })?;
+    Ok(bound)
+}
+
 fn load(model: &std::path::Path) -> Result<(Box<dyn Evaluator>, oware_net::net::Manifest)> {
     let (e, m) = NetEvaluator::from_checkpoint(model, DeviceKind::Cpu)?;
     Ok((Box::new(e), m))

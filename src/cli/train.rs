@@ -1,6 +1,6 @@
 //! `oware train`: runs (or resumes) a training run from a config file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
@@ -30,6 +30,12 @@ pub struct Args {
     /// the pool), rewritten in one step after every iteration. A copy resumes anywhere.
     #[arg(long, value_name = "DIR")]
     capsule: Option<PathBuf>,
+    /// Serve the web app on 127.0.0.1:PORT while the run trains (0: any free port), its
+    /// Training tab watching this run and the runs beside it (those under the run
+    /// directory's parent folder, as `oware serve --runs` shows them). It only reads, and
+    /// ends with the run.
+    #[arg(long, value_name = "PORT")]
+    serve: Option<u16>,
     /// Log lines instead of a progress bar.
     #[arg(long)]
     no_progress: bool,
@@ -104,6 +110,9 @@ pub fn run(a: Args) -> Result<()> {
     } else {
         Display::Auto
     };
+    if let Some(port) = a.serve {
+        serve_beside(port, &run_dir)?;
+    }
     stop_on_signals();
     oware_app::train::metrics::tune_allocator();
     let state = run::train(
@@ -135,6 +144,44 @@ pub fn run(a: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Starts the web app for `--serve PORT` and says where its page is (on stdout, even
+/// with `--quiet`: it was asked for).
+fn serve_beside(port: u16, run_dir: &Path) -> Result<()> {
+    let abs = std::path::absolute(run_dir)?;
+    let runs = abs.parent().map_or_else(|| abs.clone(), Path::to_path_buf);
+    let name = abs
+        .file_name()
+        .map_or_else(|| ".".to_string(), |n| n.to_string_lossy().into_owned());
+    let addr = super::serve::start_beside_training(port, runs.clone())?;
+    let id = encode(&name);
+    super::out(&format!(
+        "oware train: watch the run on http://{addr}/?tab=training&runs={id}&run={id} \
+         (runs under {})\n",
+        runs.display()
+    ))
+}
+
+/// `s` as a browser's `encodeURIComponent` writes it.
+fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z'
+            | b'a'..=b'z'
+            | b'0'..=b'9'
+            | b'-'
+            | b'_'
+            | b'.'
+            | b'!'
+            | b'~'
+            | b'*'
+            | b'\''
+            | b'('
+            | b')' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// SIGINT (Ctrl-C) and SIGTERM ask the run to stop at the next point where nothing is

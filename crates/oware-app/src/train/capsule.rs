@@ -10,6 +10,7 @@
 //! CAPSULE/checkpoints/latest
 //! CAPSULE/metrics.csv.gz               the metrics rows and the rating pool, gzipped
 //! CAPSULE/pool.jsonl.gz
+//! CAPSULE/machines.jsonl               the machine of each leg of the run so far
 //! CAPSULE/accuracy-suite.txt, workers/*, ray/*     when the run has them
 //! ```
 //!
@@ -33,6 +34,8 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
 use super::config::Config;
+use super::machine;
+use super::refill::Refill;
 use super::rundir::{RunDir, RunState};
 use oware_core::files::{atomic_write, process_alive};
 use oware_net::net::checkpoint::{FileEntry, fnv1a64, read_manifest};
@@ -47,8 +50,9 @@ pub const CAPSULE_FORMAT: u32 = 1;
 /// Files stored gzipped in a capsule (the two that grow with the run's length).
 const GZIPPED: [&str; 2] = ["metrics.csv", "pool.jsonl"];
 
-/// Small files copied as they are, when the run has them.
-const PLAIN: [&str; 2] = ["config.toml", "accuracy-suite.txt"];
+/// Small files copied as they are, when the run has them (`machines.jsonl`: the
+/// machines of the run's legs so far; the next appends its own where it resumes).
+const PLAIN: [&str; 3] = ["config.toml", "accuracy-suite.txt", machine::MACHINES_FILE];
 
 /// Folders whose files are copied as they are, when the run has them (self-play
 /// workers' next chunk numbers, `oware-ray`'s start count and chunk log).
@@ -151,13 +155,9 @@ fn fill(
         "checkpoints/latest",
         format!("{}\n", state.checkpoint).as_bytes(),
     )?;
-    // What the window held, at most what its rule lets it hold now (it can hold up to a
-    // chunk more), so the refill always ends; a capsule of a run still refilling keeps
-    // the mark it had.
-    let size = config.train.window.size(state.total_seen) as u64;
     let carried = RunState {
         window: Vec::new(),
-        refill: window_samples.min(size).max(state.refill),
+        refill: Refill::carried(config, state, window_samples),
         ..state.clone()
     };
     put(

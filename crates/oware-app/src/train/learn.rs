@@ -9,19 +9,20 @@ use std::time::Instant;
 use anyhow::Result;
 
 use super::config::Config;
+use super::refill::Refill;
 use super::replay::ReplayWindow;
 use super::schedule::{self, iteration_seed};
 use super::stop::stop_requested;
 use crate::dataio::Sample;
 use crate::dataio::targets::{TargetRule, fill_batch};
 use oware_core::rng::Rng;
-use oware_net::net::train::{Learner, TrainBatch};
+use oware_net::net::train::{Learner, Losses, TrainBatch};
 
 /// The learner and what its steps reuse (nothing is allocated per step).
 pub(super) struct Learning {
     pub learner: Learner,
-    /// No gradient step while the window holds fewer samples (a refill after a move).
-    pub hold_below: u64,
+    /// The hold on gradient steps while the window refills after a move.
+    pub refill: Refill,
     targets: TargetRule,
     batch: TrainBatch,
     drawn: Vec<Sample>,
@@ -31,8 +32,8 @@ pub(super) struct Learning {
 /// What an iteration's gradient steps did.
 pub(super) struct Learned {
     pub steps: u64,
-    /// Mean policy, value and store-difference losses, policy entropy, value accuracy.
-    pub means: [f64; 5],
+    /// The mean of the steps' losses and accuracies (NaN without a step).
+    pub losses: Losses<f64>,
     pub learning_rate: f64,
     pub seconds: f64,
 }
@@ -42,7 +43,7 @@ impl Learning {
     pub fn new(learner: Learner, config: &Config) -> Learning {
         Learning {
             learner,
-            hold_below: 0,
+            refill: Refill::default(),
             targets: TargetRule {
                 encoding: config.model.encoding,
                 value_target_mix: config.train.value_target_mix,
@@ -67,11 +68,11 @@ impl Learning {
     ) -> Result<Learned> {
         let t0 = Instant::now();
         let t = &config.train;
-        let steps = schedule::gradient_steps(t, new_samples, window.len(), self.hold_below);
+        let steps = schedule::gradient_steps(t, new_samples, window.len(), self.refill.mark());
         let lr = schedule::learning_rate(config, it, wall);
         self.learner.set_learning_rate(lr);
         let mut rng = Rng::new(iteration_seed(config.seed, it, 2));
-        let mut sums = [0.0f64; 5];
+        let mut sums = Losses::<f64>::default();
         let mut done = 0u64;
         for _ in 0..steps {
             if stop_requested().is_some() {
@@ -87,23 +88,12 @@ impl Learning {
                 &self.targets,
                 &mut self.features,
             );
-            let l = self.learner.step(&self.batch)?;
-            let losses = [
-                l.policy,
-                l.value,
-                l.store_diff,
-                l.policy_entropy,
-                l.value_accuracy,
-            ];
-            for (s, v) in sums.iter_mut().zip(losses) {
-                *s += v as f64;
-            }
+            sums.add(&self.learner.step(&self.batch)?);
             done += 1;
         }
-        let means = sums.map(|s| if done > 0 { s / done as f64 } else { f64::NAN });
         Ok(Learned {
             steps: done,
-            means,
+            losses: sums.mean(done),
             learning_rate: lr,
             seconds: t0.elapsed().as_secs_f64(),
         })

@@ -89,6 +89,12 @@ pub struct MetricsRow {
     /// without caches).
     #[serde(default)]
     pub cache_hit_rate: Option<f64>,
+    /// Policy accuracy: the share of the iteration's training samples whose likeliest
+    /// legal move under the network is the policy target's likeliest, measured before each
+    /// step's update, mean over the steps (NaN without a step, as the losses; empty in
+    /// files from before the column).
+    #[serde(default)]
+    pub policy_accuracy: Option<f64>,
 }
 
 /// The process's resident memory in MB (`VmRSS` of `/proc/self/status`; 0 where the
@@ -214,18 +220,45 @@ mod tests {
             ..MetricsRow::default()
         };
         write(&p, std::slice::from_ref(&a)).unwrap();
-        // Cut the nine columns added since then from the header and the row.
+        // Cut the ten columns added since then from the header and the row.
         let old: String = std::fs::read_to_string(&p)
             .unwrap()
             .lines()
             .map(|l| {
                 let f: Vec<&str> = l.split(',').collect();
-                f[..f.len() - 9].join(",") + "\n"
+                f[..f.len() - 10].join(",") + "\n"
             })
             .collect();
         assert!(old.starts_with("iteration,") && !old.contains("pool_elo"));
         std::fs::write(&p, old).unwrap();
         assert_eq!(read(&p).unwrap(), vec![a]);
+    }
+
+    #[test]
+    fn files_from_before_the_policy_accuracy_column_still_read() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("metrics.csv");
+        let a = MetricsRow {
+            iteration: 4,
+            value_accuracy: 0.5,
+            policy_accuracy: Some(0.375),
+            ..MetricsRow::default()
+        };
+        write(&p, std::slice::from_ref(&a)).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.lines().next().unwrap().ends_with(",policy_accuracy"));
+        assert_eq!(read(&p).unwrap(), vec![a.clone()]);
+        // The file as the trainer wrote it before: the last column cut off.
+        let old: String = text
+            .lines()
+            .map(|l| l.rsplit_once(',').unwrap().0.to_string() + "\n")
+            .collect();
+        std::fs::write(&p, old).unwrap();
+        let before = MetricsRow {
+            policy_accuracy: None,
+            ..a
+        };
+        assert_eq!(read(&p).unwrap(), vec![before]);
     }
 
     #[test]

@@ -386,6 +386,10 @@ pub fn learning_curves(rows: &[MetricsRow], out: &Path, name: &str, anchor_elo: 
                 ),
                 ("draw rate", line(&|r| r.draw_rate)),
                 ("value accuracy", line(&|r| r.value_accuracy)),
+                (
+                    "policy accuracy",
+                    line(&|r| r.policy_accuracy.unwrap_or(f64::NAN)),
+                ),
             ],
             // Between the draw rate (near 0.1) and the accuracy and length (0.7 and up).
             Legend::RightBelow(0.6),
@@ -520,6 +524,7 @@ mod tests {
             r.value_loss = f64::NAN;
             r.store_diff_loss = f64::NAN;
             r.value_accuracy = f64::NAN;
+            r.policy_accuracy = Some(f64::NAN);
         }
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("curves.png");

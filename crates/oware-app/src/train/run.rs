@@ -25,8 +25,10 @@ use super::capsule;
 use super::config::Config;
 use super::intake::{self, Intake, Waited};
 use super::learn::{Learned, Learning};
+use super::machine::{self, Leg};
 use super::metrics::{self, MetricsRow};
 use super::plot;
+use super::refill::Refill;
 use super::replay::ReplayWindow;
 use super::report::{self, Display};
 use super::rundir::{self, RunDir, RunState};
@@ -170,13 +172,20 @@ pub fn train(
     oware_core::files::remove_stale_temps(&run.root);
     fs::create_dir_all(run.samples())?;
     let mut session = Session::open(config, run, display, capsule.map(Path::to_path_buf))?;
+    let limit = session.limit_reached();
+    if limit.is_none() {
+        // The run goes on here: this leg's machine joins the run's record (before the
+        // capsule is written, which carries it).
+        let s = &session.state;
+        machine::append(&session.run.root, &Leg::here(s.iteration, s.wall_seconds))?;
+    }
     session.write_capsule()?;
     // A run resumed at its limit trains nothing: the log says so, with how to go on,
     // rather than how its steps would resume.
-    match session.limit_reached() {
+    match limit {
         Some(why) => session.log(why),
         None => {
-            if let Some(n) = session.refill_note.take() {
+            if let Some(n) = session.learning.refill.take_opening_line() {
                 session.log(n);
             }
         }
@@ -210,9 +219,6 @@ struct Session {
     capsule_said: bool,
     /// A line for the log after the iteration's report (the refill's progress).
     note: Option<String>,
-    /// How a run moved from a capsule takes its gradient steps, for the log once the run
-    /// is known to go on.
-    refill_note: Option<String>,
 }
 
 impl Session {
@@ -246,15 +252,13 @@ impl Session {
         let mut rows = metrics::read(&run.metrics())?;
         rows.retain(|r| r.iteration <= state.iteration);
         let mut learning = Learning::new(learner, &config);
-        let (mark, refill_note) = refill_mark(&config, &state, window.len());
-        learning.hold_below = mark;
+        learning.refill = Refill::open(&config, &state, window.len());
         Ok(Session {
             base_wall: state.wall_seconds,
             learning,
             capsule,
             capsule_said: false,
             note: None,
-            refill_note,
             started: Instant::now(),
             config,
             run,
@@ -584,24 +588,7 @@ impl Session {
         s.total_seen = self.window.total_seen;
         s.wall_seconds = row.wall_seconds;
         s.last_new_samples = intake.new_samples;
-        let hold = self.learning.hold_below;
-        if s.refill > 0 && self.window.len() as u64 >= hold {
-            s.refill = 0;
-            self.learning.hold_below = 0;
-            // Without a refill (train.refill_fraction = 0) the steps never stopped.
-            if hold > 0 {
-                self.note = Some(format!(
-                    "the window holds {} samples again: gradient steps resume",
-                    self.window.len()
-                ));
-            }
-        } else if s.refill > 0 {
-            self.note = Some(format!(
-                "refilling the window after the move: {} of {hold} samples, no gradient \
-                 step until then",
-                self.window.len()
-            ));
-        }
+        self.note = self.learning.refill.check(s, self.window.len());
         self.run.write_state(&self.state)?;
         write_latest(&self.run.root, name)?;
         // The chunks that left the window are consumed for good: state.json no longer
@@ -656,11 +643,12 @@ impl Session {
             train_seconds: learned.seconds,
             learning_rate: learned.learning_rate,
             window: self.window.len() as u64,
-            policy_loss: learned.means[0],
-            value_loss: learned.means[1],
-            store_diff_loss: learned.means[2],
-            policy_entropy: learned.means[3],
-            value_accuracy: learned.means[4],
+            policy_loss: learned.losses.policy,
+            value_loss: learned.losses.value,
+            store_diff_loss: learned.losses.store_diff,
+            policy_entropy: learned.losses.policy_entropy,
+            value_accuracy: learned.losses.value_accuracy,
+            policy_accuracy: Some(learned.losses.policy_accuracy),
             avg_game_length: plies as f64 / ng,
             draw_rate: draws as f64 / ng,
             eval_opponent: summary.map(|s| s.opponent.clone()),
@@ -692,32 +680,6 @@ impl Session {
             self.log(report::eval_cost_line(s, eval_seconds, share));
         }
     }
-}
-
-/// The window size below which a run resumed from a capsule takes no gradient step:
-/// `train.refill_fraction` of the samples its window held, 0 when nothing is to refill.
-/// With it, what the log says of it (`None` when nothing is to refill).
-fn refill_mark(config: &Config, state: &RunState, window: usize) -> (u64, Option<String>) {
-    if state.refill == 0 {
-        return (0, None);
-    }
-    // Never above the window's own size, which its chunks always reach.
-    let size = config.train.window.size(state.total_seen) as u64;
-    let mark = (state.refill.min(size) as f64 * config.train.refill_fraction).ceil() as u64;
-    if mark == 0 {
-        let words = format!(
-            "the window held {} samples before the move and holds {window}: gradient steps \
-             go on at once, on the samples self-play brings (train.refill_fraction = 0)",
-            state.refill
-        );
-        return (0, Some(words));
-    }
-    let words = format!(
-        "the window held {} samples before the move and holds {window}: self-play refills \
-         {mark} (train.refill_fraction = {}) before gradient steps resume",
-        state.refill, config.train.refill_fraction
-    );
-    (mark, Some(words))
 }
 
 /// A new run: its config and iteration 0's checkpoint (random weights, or

@@ -160,43 +160,123 @@ impl TrainBatch {
     }
 }
 
-/// What one step measured (losses before the update).
+/// What one step measured (losses before the update), or, as `Losses<f64>`, the sum or
+/// the mean of several steps' ([`Losses::add`], [`Losses::mean`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Losses {
+pub struct Losses<F = f32> {
     /// The weighted sum that was minimised.
-    pub total: f32,
+    pub total: F,
     /// Policy cross-entropy (nats), mean over the samples.
-    pub policy: f32,
+    pub policy: F,
     /// W/D/L cross-entropy (nats).
-    pub value: f32,
+    pub value: F,
     /// Store-difference mean squared error (in (seeds/48)²).
-    pub store_diff: f32,
+    pub store_diff: F,
     /// Mean entropy of the predicted (masked) policy, nats.
-    pub policy_entropy: f32,
+    pub policy_entropy: F,
     /// Fraction of samples whose arg-max W/D/L prediction equals the target's arg-max.
-    pub value_accuracy: f32,
-    /// Samples in the batch.
+    pub value_accuracy: F,
+    /// Fraction of samples whose likeliest legal move (the policy's arg-max) is the
+    /// target's likeliest (the first of them where several tie).
+    pub policy_accuracy: F,
+    /// Samples in the batch (in a sum or a mean: in all its batches).
     pub samples: usize,
 }
 
-impl Losses {
-    /// The losses from a step's statistics (`total`, `policy`, `value`, `store`,
-    /// `entropy`, then the W/D/L logits row by row) and the batch's W/D/L targets.
-    fn from_stats(stats: &[f32], wdl_targets: &[f32]) -> Losses {
-        let n = wdl_targets.len() / WDL_DIM;
-        let hits = stats[5..]
-            .chunks_exact(WDL_DIM)
-            .zip(wdl_targets.chunks_exact(WDL_DIM))
-            .filter(|(p, t)| argmax(p) == argmax(t))
-            .count();
+/// A step's losses as the step reads them back: the five scalars, then the W/D/L logits
+/// and the masked policy log-probabilities, row by row.
+struct Readout<'a> {
+    total: f32,
+    policy: f32,
+    value: f32,
+    store_diff: f32,
+    policy_entropy: f32,
+    /// `[n, 3]`.
+    wdl_logits: &'a [f32],
+    /// `[n, 6]`.
+    policy_logp: &'a [f32],
+}
+
+impl<'a> Readout<'a> {
+    /// Splits the flat buffer of a batch of `n` (laid out as [`Learner::step_inner`]
+    /// concatenates it).
+    fn split(flat: &'a [f32], n: usize) -> Result<Readout<'a>, NetError> {
+        let [total, policy, value, store_diff, policy_entropy, rows @ ..] = flat else {
+            return Err(NetError::Model("reading the losses: too few values".into()));
+        };
+        if rows.len() != n * (WDL_DIM + POLICY_DIM) {
+            return Err(NetError::Model(format!(
+                "reading the losses: {} values for a batch of {n}",
+                flat.len()
+            )));
+        }
+        let (wdl_logits, policy_logp) = rows.split_at(n * WDL_DIM);
+        Ok(Readout {
+            total: *total,
+            policy: *policy,
+            value: *value,
+            store_diff: *store_diff,
+            policy_entropy: *policy_entropy,
+            wdl_logits,
+            policy_logp,
+        })
+    }
+
+    /// The losses, with the accuracies against `batch`'s targets.
+    fn losses(&self, batch: &TrainBatch) -> Losses {
+        let n = batch.len();
+        let share = |predicted: &[f32], targets: &[f32], width: usize| {
+            let hits = predicted
+                .chunks_exact(width)
+                .zip(targets.chunks_exact(width))
+                .filter(|(p, t)| argmax(p) == argmax(t))
+                .count();
+            hits as f32 / n as f32
+        };
         Losses {
-            total: stats[0],
-            policy: stats[1],
-            value: stats[2],
-            store_diff: stats[3],
-            policy_entropy: stats[4],
-            value_accuracy: hits as f32 / n as f32,
+            total: self.total,
+            policy: self.policy,
+            value: self.value,
+            store_diff: self.store_diff,
+            policy_entropy: self.policy_entropy,
+            value_accuracy: share(self.wdl_logits, &batch.wdl, WDL_DIM),
+            policy_accuracy: share(self.policy_logp, &batch.policy, POLICY_DIM),
             samples: n,
+        }
+    }
+}
+
+impl Losses<f64> {
+    /// Adds one step's losses to this sum, field by field.
+    pub fn add(&mut self, step: &Losses) {
+        self.total += step.total as f64;
+        self.policy += step.policy as f64;
+        self.value += step.value as f64;
+        self.store_diff += step.store_diff as f64;
+        self.policy_entropy += step.policy_entropy as f64;
+        self.value_accuracy += step.value_accuracy as f64;
+        self.policy_accuracy += step.policy_accuracy as f64;
+        self.samples += step.samples;
+    }
+
+    /// This sum of `steps` steps' losses as their mean (every loss NaN over no step).
+    pub fn mean(&self, steps: u64) -> Losses<f64> {
+        let m = |sum: f64| {
+            if steps > 0 {
+                sum / steps as f64
+            } else {
+                f64::NAN
+            }
+        };
+        Losses {
+            total: m(self.total),
+            policy: m(self.policy),
+            value: m(self.value),
+            store_diff: m(self.store_diff),
+            policy_entropy: m(self.policy_entropy),
+            value_accuracy: m(self.value_accuracy),
+            policy_accuracy: m(self.policy_accuracy),
+            samples: self.samples,
         }
     }
 }
@@ -441,7 +521,7 @@ impl Learner {
                 .sum_dim(1)
                 .neg();
             let policy = (per_sample * t2(&pw, 1)).sum();
-            let entropy = (logp.clone().exp() * logp).sum_dim(1).neg().mean();
+            let entropy = (logp.clone().exp() * logp.clone()).sum_dim(1).neg().mean();
             let wdl_logp = log_softmax(out.wdl_logits.clone(), 1);
             let value = (t2(&batch.wdl, WDL_DIM) * wdl_logp).sum_dim(1).neg().mean();
             let diff = out.store_diff - t2(&batch.store_diff, 1);
@@ -457,7 +537,8 @@ impl Learner {
                     .map(|t| t.into_data().try_into_vec::<f32>()),
                 _ => None,
             };
-            let stats = Tensor::cat(
+            // One read back to the host for all of them, in `Readout`'s order.
+            let readout = Tensor::cat(
                 vec![
                     total,
                     policy,
@@ -465,14 +546,16 @@ impl Learner {
                     store,
                     entropy,
                     out.wdl_logits.reshape([n * WDL_DIM]),
+                    logp.reshape([n * POLICY_DIM]),
                 ],
                 0,
             );
-            (grads, grad_z, stats.into_data().try_into_vec::<f32>())
+            (grads, grad_z, readout.into_data().try_into_vec::<f32>())
         });
         self.scratch = mask;
-        let (grads, grad_z, stats) = run?;
-        let stats = stats.map_err(|e| NetError::Model(format!("reading the losses: {e:?}")))?;
+        let (grads, grad_z, flat) = run?;
+        let flat = flat.map_err(|e| NetError::Model(format!("reading the losses: {e:?}")))?;
+        let losses = Readout::split(&flat, n)?.losses(batch);
         if let Some(grads) = grads {
             let mut grads = GradientsParams::from_grads(grads, &self.model);
             if host_input {
@@ -488,7 +571,6 @@ impl Learner {
             self.model = catch_burn("optimizer step", || optim.step(lr, model, grads))?;
             self.step += 1;
         }
-        let losses = Losses::from_stats(&stats, &batch.wdl);
         if !losses.total.is_finite() {
             return Err(NetError::Model(format!(
                 "the loss became {} at step {}; lower the learning rate",
@@ -749,6 +831,13 @@ mod tests {
             before.value_accuracy,
             after.value_accuracy
         );
+        // The policy target (the lowest legal move) is read off the input too.
+        assert!(
+            after.policy_accuracy > 0.8 && after.policy_accuracy > before.policy_accuracy + 0.3,
+            "held-out policy accuracy {} -> {}",
+            before.policy_accuracy,
+            after.policy_accuracy
+        );
 
         // The evaluator built from the trained weights agrees on held-out positions: a
         // position whose mover leads by 2 or more seeds gets a positive value, one where
@@ -814,6 +903,60 @@ mod tests {
         assert_eq!(l2.total.to_bits(), lc.total.to_bits());
         let (m2, mc) = (b2.measure(&batch).unwrap(), c.measure(&batch).unwrap());
         assert_ne!(m2.total.to_bits(), mc.total.to_bits());
+    }
+
+    /// A readout of two samples by hand: each value lands in its named field, and the
+    /// accuracies count the samples whose arg-maxes agree with the targets'.
+    #[test]
+    fn the_readout_names_each_value_and_scores_the_arg_maxes() {
+        let mut b = TrainBatch::default();
+        b.push(
+            &[],
+            &[0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+            0b11_1111,
+            &[1.0, 0.0, 0.0],
+            0.0,
+        );
+        b.push(
+            &[],
+            &[0.6, 0.4, 0.0, 0.0, 0.0, 0.0],
+            0b00_0011,
+            &[0.0, 0.0, 1.0],
+            0.0,
+        );
+        let flat = [
+            1.5, 0.5, 0.25, 0.125, 0.75, // total, policy, value, store, entropy
+            2.0, 0.0, 0.0, 0.0, 1.0, 0.0, // W/D/L logits: a win (right), a draw (wrong)
+            -3.0, -2.0, -0.1, -5.0, -5.0, -5.0, // move 2, the target's
+            -0.5, -0.9, -1e9, -1e9, -1e9, -1e9, // move 0, the target's
+        ];
+        let l = Readout::split(&flat, 2).unwrap().losses(&b);
+        let want = Losses {
+            total: 1.5,
+            policy: 0.5,
+            value: 0.25,
+            store_diff: 0.125,
+            policy_entropy: 0.75,
+            value_accuracy: 0.5,
+            policy_accuracy: 1.0,
+            samples: 2,
+        };
+        assert_eq!(l, want);
+        assert!(Readout::split(&flat[..5], 2).is_err());
+        assert!(Readout::split(&flat[..4], 0).is_err());
+        // Sums and means of steps, field by field; no step: NaN.
+        let mut sum = Losses::<f64>::default();
+        sum.add(&l);
+        sum.add(&Losses {
+            policy_accuracy: 0.0,
+            ..l
+        });
+        let mean = sum.mean(2);
+        assert_eq!(
+            (mean.policy, mean.policy_accuracy, mean.samples),
+            (0.5, 0.5, 4)
+        );
+        assert!(Losses::<f64>::default().mean(0).value.is_nan());
     }
 
     #[test]

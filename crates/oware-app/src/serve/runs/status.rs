@@ -176,9 +176,29 @@ pub fn summary(kind: Kind, path: &Path, m: Result<&Metrics, &str>) -> Value {
         "iterations_left": iterations_left,
         "updated_seconds_ago": age_seconds(&file),
         "config": config.map(|c| c.0),
+        "machines": machines(kind, path),
         "bad_rows": m.map(|m| m.bad_rows).unwrap_or(0),
         "problem": m.err(),
     })
+}
+
+/// The largest `machines.jsonl` read (thousands of legs).
+const MACHINES_BYTES: u64 = 1 << 20;
+
+/// The machines of the run's legs (`machines.jsonl`, which `oware train` appends to at
+/// each start and resume), oldest first: every line that reads as a JSON object, as it
+/// is; none for a lone metrics file, or a run from before the file.
+fn machines(kind: Kind, path: &Path) -> Vec<Value> {
+    if kind == Kind::MetricsFile {
+        return Vec::new();
+    }
+    let Ok(text) = super::read_capped(&path.join("machines.jsonl"), MACHINES_BYTES) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(Value::is_object)
+        .collect()
 }
 
 /// Seconds since `file` last changed (`null` if it cannot be told).
@@ -263,5 +283,24 @@ mod tests {
         );
         let bad = summary(Kind::Run, d.path(), Err("metrics.csv: broken"));
         assert_eq!(bad["problem"], "metrics.csv: broken");
+    }
+
+    #[test]
+    fn the_machines_of_a_run_s_legs_are_listed_and_a_bad_line_skipped() {
+        let d = tempfile::tempdir().unwrap();
+        let none = summary(Kind::Run, d.path(), Ok(&Metrics::default()));
+        assert_eq!(none["machines"], json!([]));
+        std::fs::write(
+            d.path().join("machines.jsonl"),
+            "{\"iteration\":0,\"cpu\":\"A\"}\n{\"iteration\":\n[1]\n{\"iteration\":7,\"cpu\":\"B\"}\n",
+        )
+        .unwrap();
+        let s = summary(Kind::Run, d.path(), Ok(&Metrics::default()));
+        assert_eq!(
+            s["machines"],
+            json!([{"iteration": 0, "cpu": "A"}, {"iteration": 7, "cpu": "B"}])
+        );
+        let m = summary(Kind::MetricsFile, d.path(), Ok(&Metrics::default()));
+        assert_eq!(m["machines"], json!([]));
     }
 }
