@@ -9,15 +9,15 @@ use numpy::{
 };
 use pyo3::prelude::*;
 
+use oware_app::player::Level;
 use oware_core::game::{Game, Position, RuleSet};
+use oware_core::search::mcts::SearchedGames;
+use oware_core::search::{AlphaBeta, Limits};
+use oware_core::tablebase::Tablebase;
 use oware_net::net::checkpoint::default_model_path;
 use oware_net::net::fast::{FastNet, FastScratch};
 use oware_net::net::model::{POLICY_DIM, WDL_DIM, wdl_value};
 use oware_net::net::{Manifest, NetEvaluator};
-use oware_app::player::Level;
-use oware_core::search::mcts::SearchedGames;
-use oware_core::search::{AlphaBeta, Limits};
-use oware_core::tablebase::Tablebase;
 
 use crate::errors::{Seed, not_found, type_error, value_error};
 use crate::game::{PositionArg, PyGame, mask_actions};
@@ -124,8 +124,7 @@ impl PyNetwork {
                 path.display()
             )));
         }
-        let threads =
-            threads.map_or_else(oware_app::player::mcts::default_threads, |t| t as usize);
+        let threads = threads.map_or_else(oware_app::player::mcts::default_threads, |t| t as usize);
         let p = path.clone();
         let (evaluator, manifest) = py
             .allow_threads(|| NetEvaluator::from_checkpoint(&p, Default::default()))
