@@ -9,15 +9,15 @@ use numpy::{
 };
 use pyo3::prelude::*;
 
-use oware_zero::game::{Game, Position, RuleSet};
-use oware_zero::net::checkpoint::default_model_path;
-use oware_zero::net::fast::{FastNet, FastScratch};
-use oware_zero::net::model::{POLICY_DIM, WDL_DIM, wdl_value};
-use oware_zero::net::{Manifest, NetEvaluator};
-use oware_zero::player::Level;
-use oware_zero::search::mcts::SearchedGames;
-use oware_zero::search::{AlphaBeta, Limits};
-use oware_zero::tablebase::Tablebase;
+use oware_app::player::Level;
+use oware_core::game::{Game, Position, RuleSet};
+use oware_core::search::mcts::SearchedGames;
+use oware_core::search::{AlphaBeta, Limits};
+use oware_core::tablebase::Tablebase;
+use oware_net::net::checkpoint::default_model_path;
+use oware_net::net::fast::{FastNet, FastScratch};
+use oware_net::net::model::{POLICY_DIM, WDL_DIM, wdl_value};
+use oware_net::net::{Manifest, NetEvaluator};
 
 use crate::errors::{Int, Seed, int_in, not_found, type_error, value_error};
 use crate::game::{PositionArg, PyGame, mask_actions};
@@ -86,7 +86,7 @@ impl PySearchResult {
 
 /// The move letter of `action` for the side to move in `game`.
 fn letter(game: &Game, action: Option<usize>) -> Option<char> {
-    action.map(|a| oware_zero::game::move_letter(game.position().side, a))
+    action.map(|a| oware_core::game::move_letter(game.position().side, a))
 }
 
 /// A trained network: batched evaluation and MCTS.
@@ -121,8 +121,7 @@ impl PyNetwork {
                 path.display()
             )));
         }
-        let threads =
-            threads.map_or_else(oware_zero::player::mcts::default_threads, |t| t as usize);
+        let threads = threads.map_or_else(oware_app::player::mcts::default_threads, |t| t as usize);
         let p = path.clone();
         let (evaluator, manifest) = py
             .allow_threads(|| NetEvaluator::from_checkpoint(&p, Default::default()))
@@ -325,7 +324,7 @@ pub fn alphabeta(
     let depth = int_in(
         "depth",
         &depth,
-        1..=oware_zero::search::alphabeta::MAX_DEPTH as i64,
+        1..=oware_core::search::alphabeta::MAX_DEPTH as i64,
     )?;
     let tt_mb = match &tt_mb {
         None => 16,
@@ -398,7 +397,7 @@ impl PyTablebase {
             )));
         }
         let tb = py
-            .allow_threads(|| oware_zero::tablebase::open_shared(&path))
+            .allow_threads(|| oware_core::tablebase::open_shared(&path))
             .map_err(value_error)?;
         Ok(PyTablebase { tb })
     }

@@ -6,7 +6,7 @@ use numpy::{
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use oware_zero::env::{AutoReset, BatchEnv, Encoding, EnvConfig, Openings, StepOut};
+use oware_core::env::{AutoReset, BatchEnv, Encoding, EnvConfig, Openings, StepOut};
 
 use crate::errors::{Int, Seed, index_error, int_in, parse_rules, type_error, value_error};
 use crate::game::PyPosition;
@@ -380,7 +380,7 @@ impl PyBatchEnv {
                     _ => f.fill(0.0),
                 }
             }
-            Ok::<(), oware_zero::env::EnvError>(())
+            Ok::<(), oware_core::env::EnvError>(())
         });
         result.map_err(value_error)?;
         let info = PyDict::new(py);

@@ -6,7 +6,7 @@ use pyo3::exceptions::{PyFileNotFoundError, PyIndexError, PyTypeError, PyValueEr
 use pyo3::prelude::*;
 use pyo3::types::PyInt;
 
-use oware_zero::game::RuleSet;
+use oware_core::game::RuleSet;
 
 /// `ValueError` with `e`'s message on one line.
 pub fn value_error(e: impl Display) -> PyErr {

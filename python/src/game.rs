@@ -3,8 +3,8 @@
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
-use oware_zero::env::Encoding;
-use oware_zero::game::{Game, Outcome, Position, Side, mask_letters, move_letter};
+use oware_core::env::Encoding;
+use oware_core::game::{Game, Outcome, Position, Side, mask_letters, move_letter};
 
 use crate::errors::{Int, check_action, index_error, parse_rules, type_error, value_error};
 
@@ -148,7 +148,7 @@ impl PyPosition {
 
     /// A board diagram as seen from South.
     fn diagram(&self) -> String {
-        oware_zero::game::diagram(&self.pos)
+        oware_core::game::diagram(&self.pos)
     }
 
     fn __str__(&self) -> String {

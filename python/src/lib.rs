@@ -26,7 +26,7 @@ fn _oware_zero(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(agents::alphabeta, m)?)?;
     m.add(
         "RULE_SETS",
-        oware_zero::game::Preset::ALL.map(|p| p.name()).to_vec(),
+        oware_core::game::Preset::ALL.map(|p| p.name()).to_vec(),
     )?;
     Ok(())
 }
