@@ -21,7 +21,7 @@ use oware_core::env::{AutoReset, BatchEnv, EnvConfig, Openings, SKIP, StepOut};
 use oware_core::game::{Outcome, Position, RuleSet};
 use oware_core::search::Evaluator;
 use oware_core::search::cache::{CachedEvaluator, EvalCache};
-use oware_core::search::mcts::{Algorithm, BatchSearch, MctsConfig};
+use oware_core::search::mcts::{BatchSearch, MctsConfig, Pick};
 
 /// Self-play settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -160,29 +160,6 @@ pub struct SelfPlayOutput {
     pub cache_hit_rate: Option<f64>,
 }
 
-/// Per-slot bookkeeping of the game it plays.
-struct SlotState {
-    id: u64,
-    active: bool,
-    full: bool,
-    /// The full searches of its game so far, waiting for the result.
-    pending: Vec<Searched>,
-}
-
-impl SlotState {
-    /// `n` slots with no game.
-    fn parked(n: usize) -> Vec<SlotState> {
-        (0..n)
-            .map(|_| SlotState {
-                id: 0,
-                active: false,
-                full: false,
-                pending: Vec::with_capacity(256),
-            })
-            .collect()
-    }
-}
-
 /// Wraps an evaluator to time it.
 struct Timed<'a> {
     inner: &'a mut dyn Evaluator,
@@ -247,17 +224,8 @@ pub fn play(
     let outputs = on_threads(jobs, |(t, mut e)| {
         let ids: Vec<u64> = (t..games).step_by(threads).map(|g| g as u64).collect();
         let slots = (cfg.games_in_flight / threads).max(1).min(ids.len().max(1));
-        let mut flight = InFlight::new(cfg, rules, slots, seed);
-        let mut b = BatchSearch::new(mcts.clone(), rules, slots, seed);
-        let mut state = SlotState::parked(slots);
-        let mut queue = GameQueue {
-            ids: &ids,
-            cfg,
-            label,
-            mcts,
-            progress,
-        };
-        worker(&mut flight, &mut b, &mut state, &mut queue, e.as_mut())
+        let mut games = InFlight::new(cfg, mcts, rules, slots, seed, label);
+        worker(&mut games, &ids, cfg, progress, e.as_mut())
     });
     merge(outputs, t0)
 }
@@ -304,17 +272,45 @@ struct WorkerOutput {
     eval_seconds: f64,
 }
 
-/// A worker's games in flight: the env's lanes, and the action buffer of its steps
-/// ([`SKIP`] but where a move is played).
+/// A worker's games in flight, slot `i` holding one game: lane `i` of the env (its
+/// position, repetition history, moves and random stream: the opening, the search's
+/// root noise and the move choices are drawn from one stream from the game's start to
+/// its end), slot `i` of the search (its tree), and record `i` (what self-play keeps of
+/// it).
 struct InFlight {
     env: BatchEnv,
+    search: BatchSearch,
+    records: Vec<Record>,
+    /// How a finished game becomes samples.
+    label: LabelRule,
+    /// The env's actions for a step: [`SKIP`] but where a move is played.
     actions: Vec<u8>,
 }
 
+/// What self-play keeps of a game in flight besides its lane and its tree.
+struct Record {
+    /// The game's number in the call (its random stream is stream `id` of the seed).
+    id: u64,
+    /// Whether the slot holds a game (false once the worker has none left to start).
+    active: bool,
+    /// Whether its current search is a full one (its position becomes a sample).
+    full: bool,
+    /// The full searches of its game so far, waiting for the result.
+    pending: Vec<Searched>,
+}
+
 impl InFlight {
-    /// `slots` lanes under `rules`; a game's opening is up to `cfg.opening_plies`
-    /// random plies, drawn with the rest of its randomness from stream `game` of `seed`.
-    fn new(cfg: &SelfPlayConfig, rules: RuleSet, slots: usize, seed: u64) -> InFlight {
+    /// `slots` games under `rules` searched under `mcts`, none started; a game's opening
+    /// is up to `cfg.opening_plies` random plies, drawn with the rest of its randomness
+    /// from stream `game` of `seed`.
+    fn new(
+        cfg: &SelfPlayConfig,
+        mcts: &MctsConfig,
+        rules: RuleSet,
+        slots: usize,
+        seed: u64,
+        label: LabelRule,
+    ) -> InFlight {
         let config = EnvConfig {
             rules,
             seed,
@@ -326,39 +322,155 @@ impl InFlight {
             record_moves: true,
         };
         let env = BatchEnv::new(slots, config).expect("openings checked by validate");
+        let records = (0..slots)
+            .map(|_| Record {
+                id: 0,
+                active: false,
+                full: false,
+                pending: Vec::with_capacity(256),
+            })
+            .collect();
         InFlight {
             env: env.serial(),
+            search: BatchSearch::new(mcts.clone(), rules, slots),
+            records,
+            label,
             actions: vec![SKIP; slots],
         }
     }
 
-    /// Steps every lane whose action is set, and clears the actions.
-    fn step(&mut self) {
+    /// Starts the next game of `ids` in slot `i` (or parks the slot when none is left):
+    /// the env plays its random opening, the tree starts afresh after it, and its first
+    /// search begins. A game that the forced moves after its opening end is finished
+    /// into `out`, and the next one taken.
+    fn start_next(
+        &mut self,
+        i: usize,
+        ids: &mut impl Iterator<Item = u64>,
+        progress: &Progress,
+        out: &mut WorkerOutput,
+    ) {
+        loop {
+            let Some(id) = ids.next() else {
+                self.records[i].active = false;
+                return;
+            };
+            self.env.start_game(i, id).expect("a lane of the batch");
+            self.search.set_root(i, self.env.position(i));
+            let r = &mut self.records[i];
+            (r.id, r.active) = (id, true);
+            r.pending.clear();
+            if self.begin(i) {
+                return;
+            }
+            self.finish(i, progress, out);
+        }
+    }
+
+    /// Plays game `i`'s forced moves, then begins its next search, full or cheap as the
+    /// search's playout cap draws from the game's stream. False if the game is over.
+    fn begin(&mut self, i: usize) -> bool {
+        loop {
+            let m = self.env.legal(i);
+            if m == 0 {
+                return false;
+            }
+            if m.count_ones() != 1 {
+                break;
+            }
+            self.play(&[(i, m.trailing_zeros() as usize)]);
+        }
+        let legal = self.env.legal(i);
+        match self.search.begin_capped(i, legal, self.env.rng_mut(i)) {
+            Some(full) => {
+                self.records[i].full = full;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Game `i`'s move from its finished search (a full search's position joins the
+    /// game's samples first), picked as the search's rule says ([`Pick`]): by temperature
+    /// over the first `temperature_plies` (PUCT), by the search's noisy choice over the
+    /// first `gumbel_noise_plies` (Gumbel).
+    fn choose(&mut self, i: usize, cfg: &SelfPlayConfig) -> usize {
+        let r = self.search.result(i);
+        let ply = self.env.ply(i);
+        let rec = &mut self.records[i];
+        if rec.full {
+            rec.pending.push(Searched {
+                position: *self.env.position(i),
+                ply,
+                legal: r.legal,
+                policy: r.policy,
+                prior: r.prior,
+                search_value: r.value,
+            });
+        }
+        let pick = Pick {
+            temperature: if ply < cfg.temperature_plies {
+                cfg.temperature
+            } else {
+                0.0
+            },
+            noisy: ply < cfg.gumbel_noise_plies,
+        };
+        self.search.choose(&r, pick, self.env.rng_mut(i))
+    }
+
+    /// Plays each `(i, action)` in game `i`, all in one step of the env, and moves each
+    /// game's tree along: the one place a self-play move is played.
+    fn play(&mut self, moves: &[(usize, usize)]) {
+        if moves.is_empty() {
+            return;
+        }
+        for &(i, a) in moves {
+            self.actions[i] = a as u8;
+        }
         self.env
             .step(&self.actions, StepOut::default())
             .expect("the search chose an illegal move");
         self.actions.fill(SKIP);
+        for &(i, a) in moves {
+            self.search.advance(i, a, &self.env);
+        }
     }
 
-    /// Plays `action` in lane `i` alone.
-    fn play_one(&mut self, i: usize, action: usize) {
-        self.actions[i] = action as u8;
-        self.step();
+    /// Labels game `i`'s pending samples with its outcome and stores the game in `out`.
+    fn finish(&mut self, i: usize, progress: &Progress, out: &mut WorkerOutput) {
+        let Some(o) = self.env.last_outcome(i) else {
+            return;
+        };
+        let moves = self.env.moves(i);
+        let rec = &mut self.records[i];
+        let samples = label_game(&rec.pending, o, moves.len() as u32, &self.label);
+        progress.games.fetch_add(1, Ordering::Relaxed);
+        progress
+            .samples
+            .fetch_add(samples.len() as u64, Ordering::Relaxed);
+        let game = SelfPlayGame {
+            id: rec.id,
+            moves: moves.to_vec(),
+            outcome: o,
+            samples: samples.len(),
+        };
+        out.finished.push((game, samples));
+        rec.pending.clear();
     }
 }
 
-/// Plays the games `queue` hands out with `b`'s slots in flight at once, slot `i`
-/// searching lane `i`: slots without a game start one, a finished game's slot starts
-/// the next. Returns when the queue is empty and every game has finished.
+/// Plays the games `ids` with `games`' slots in flight at once: a slot without a game
+/// starts the next, a finished game's slot too. Returns when every game has finished, or
+/// when `progress.stop` is set.
 fn worker(
-    flight: &mut InFlight,
-    b: &mut BatchSearch,
-    state: &mut [SlotState],
-    queue: &mut GameQueue<'_>,
+    games: &mut InFlight,
+    ids: &[u64],
+    cfg: &SelfPlayConfig,
+    progress: &Progress,
     evaluator: &mut dyn Evaluator,
 ) -> WorkerOutput {
-    let progress = queue.progress;
-    let slots = b.len();
+    let slots = games.records.len();
     let mut timed = Timed {
         inner: evaluator,
         seconds: 0.0,
@@ -369,206 +481,43 @@ fn worker(
         evaluations: 0,
         eval_seconds: 0.0,
     };
-    let (sims0, evals0) = (b.simulations, b.evaluated);
-    let mut sims_reported = b.simulations;
-    // The lanes whose search finished in a step, and the move each plays.
+    let mut ids = ids.iter().copied();
+    let (sims0, evals0) = (games.search.simulations, games.search.evaluated);
+    let mut sims_reported = sims0;
+    // The games whose search finished in a step, and the move each plays.
     let mut played: Vec<(usize, usize)> = Vec::with_capacity(slots);
     for i in 0..slots {
-        if !state[i].active {
-            queue.start_game(flight, b, &mut state[i], i, &mut out);
-        }
+        games.start_next(i, &mut ids, progress, &mut out);
     }
-    while state.iter().any(|s| s.active) {
+    while games.records.iter().any(|r| r.active) {
         if progress.stop.load(Ordering::Relaxed) {
             break;
         }
-        b.step(&flight.env, &mut timed);
+        games.search.step(&games.env, &mut timed);
         played.clear();
         for i in 0..slots {
-            if state[i].active && !b.is_searching(i) {
-                let a = choose_move(&flight.env, b, &mut state[i], i, queue);
-                flight.actions[i] = a as u8;
-                played.push((i, a));
+            if games.records[i].active && !games.search.is_searching(i) {
+                played.push((i, games.choose(i, cfg)));
             }
         }
-        if !played.is_empty() {
-            flight.step();
-        }
-        for &(i, a) in &played {
-            b.advance(i, a, &flight.env);
+        games.play(&played);
+        for &(i, _) in &played {
             progress.moves.fetch_add(1, Ordering::Relaxed);
-            if !begin_search(flight, b, &mut state[i], i, queue.mcts) {
-                finish_game(
-                    &flight.env,
-                    &mut state[i],
-                    i,
-                    &mut out,
-                    progress,
-                    &queue.label,
-                );
-                queue.start_game(flight, b, &mut state[i], i, &mut out);
+            if !games.begin(i) {
+                games.finish(i, progress, &mut out);
+                games.start_next(i, &mut ids, progress, &mut out);
             }
         }
+        let sims = games.search.simulations;
         progress
             .simulations
-            .fetch_add(b.simulations - sims_reported, Ordering::Relaxed);
-        sims_reported = b.simulations;
+            .fetch_add(sims - sims_reported, Ordering::Relaxed);
+        sims_reported = sims;
     }
-    out.simulations = b.simulations - sims0;
-    out.evaluations = b.evaluated - evals0;
+    out.simulations = games.search.simulations - sims0;
+    out.evaluations = games.search.evaluated - evals0;
     out.eval_seconds = timed.seconds;
     out
-}
-
-/// Slot `i`'s move from its finished search; a full search's position joins the
-/// game's samples first.
-fn choose_move(
-    env: &BatchEnv,
-    b: &mut BatchSearch,
-    st: &mut SlotState,
-    i: usize,
-    queue: &GameQueue<'_>,
-) -> usize {
-    let (cfg, mcts) = (queue.cfg, queue.mcts);
-    let r = b.result(i);
-    let ply = env.ply(i);
-    if st.full {
-        st.pending.push(Searched {
-            position: *env.position(i),
-            ply,
-            legal: r.legal,
-            policy: r.policy,
-            prior: r.prior,
-            search_value: r.value,
-        });
-    }
-    let temperature = if ply < cfg.temperature_plies {
-        cfg.temperature
-    } else {
-        0.0
-    };
-    if ply >= cfg.gumbel_noise_plies && mcts.algorithm == Algorithm::Gumbel {
-        argmax_legal(&r.policy, r.legal)
-    } else {
-        b.choose(i, temperature)
-    }
-}
-
-/// The games a worker still has to start, and what starting one needs.
-struct GameQueue<'a> {
-    /// The numbers of the games not started yet, in the order they start.
-    ids: &'a [u64],
-    cfg: &'a SelfPlayConfig,
-    /// How a finished game becomes samples.
-    label: LabelRule,
-    mcts: &'a MctsConfig,
-    progress: &'a Progress,
-}
-
-impl GameQueue<'_> {
-    /// Starts the next game in lane `i` (or parks the slot when none is left): the env
-    /// plays its random opening, then slot `i` begins the first search, going on with
-    /// the game's random stream.
-    fn start_game(
-        &mut self,
-        flight: &mut InFlight,
-        b: &mut BatchSearch,
-        st: &mut SlotState,
-        i: usize,
-        out: &mut WorkerOutput,
-    ) {
-        loop {
-            let Some((&id, rest)) = self.ids.split_first() else {
-                st.active = false;
-                return;
-            };
-            self.ids = rest;
-            st.id = id;
-            st.active = true;
-            st.pending.clear();
-            flight.env.start_game(i, id).expect("a lane of the batch");
-            b.set_root(i, flight.env.position(i));
-            *b.rng(i) = flight.env.rng(i).clone();
-            if begin_search(flight, b, st, i, self.mcts) {
-                return;
-            }
-            // The forced moves after the opening ended the game: record it, go on.
-            finish_game(&flight.env, st, i, out, self.progress, &self.label);
-        }
-    }
-}
-
-/// Plays forced moves, then starts a full or cheap search. False if the game is over.
-fn begin_search(
-    flight: &mut InFlight,
-    b: &mut BatchSearch,
-    st: &mut SlotState,
-    i: usize,
-    mcts: &MctsConfig,
-) -> bool {
-    loop {
-        let m = flight.env.legal(i);
-        if m == 0 {
-            return false;
-        }
-        if m.count_ones() != 1 {
-            break;
-        }
-        let a = m.trailing_zeros() as usize;
-        flight.play_one(i, a);
-        b.advance(i, a, &flight.env);
-    }
-    let full = b.rng(i).unit_f32() < mcts.full_search_fraction;
-    st.full = full;
-    let sims = if full {
-        mcts.simulations
-    } else {
-        mcts.cheap_simulations
-    };
-    // Playout-cap randomisation: only full searches explore. A cheap search plays a move
-    // and records no sample, so Dirichlet noise there would only spoil the move. Gumbel's
-    // root sampling is how that algorithm picks among its considered moves, so it stays.
-    let noise = full || mcts.algorithm == Algorithm::Gumbel;
-    b.begin(i, &flight.env, sims, noise)
-}
-
-/// Labels lane `i`'s pending samples with its game's outcome and stores the game.
-fn finish_game(
-    env: &BatchEnv,
-    st: &mut SlotState,
-    i: usize,
-    out: &mut WorkerOutput,
-    progress: &Progress,
-    label: &LabelRule,
-) {
-    let Some(o) = env.last_outcome(i) else {
-        return;
-    };
-    let moves = env.moves(i);
-    let samples = label_game(&st.pending, o, moves.len() as u32, label);
-    progress.games.fetch_add(1, Ordering::Relaxed);
-    progress
-        .samples
-        .fetch_add(samples.len() as u64, Ordering::Relaxed);
-    let record = SelfPlayGame {
-        id: st.id,
-        moves: moves.to_vec(),
-        outcome: o,
-        samples: samples.len(),
-    };
-    out.finished.push((record, samples));
-    st.pending.clear();
-}
-
-/// The legal action with the largest `p` (the lowest on ties).
-fn argmax_legal(p: &[f32; 6], legal: u8) -> usize {
-    (0..6)
-        .filter(|&a| legal & (1 << a) != 0)
-        .fold(None, |best: Option<usize>, a| match best {
-            Some(b) if p[b] >= p[a] => Some(b),
-            _ => Some(a),
-        })
-        .unwrap_or(0)
 }
 
 /// Puts each evaluator behind an evaluation cache of its own of `mb` MiB (none for 0):
@@ -620,19 +569,24 @@ mod tests {
                 full_search_fraction: fraction,
                 ..MctsConfig::default()
             };
-            let mut b = BatchSearch::new(mcts.clone(), RuleSet::abapa(), 1, 7);
-            let mut flight = InFlight::new(&SelfPlayConfig::default(), RuleSet::abapa(), 1, 7);
-            let mut st = SlotState {
-                id: 0,
-                active: true,
-                full: false,
-                pending: Vec::new(),
-            };
+            let cfg = SelfPlayConfig::default();
+            let mut games = InFlight::new(
+                &cfg,
+                &mcts,
+                RuleSet::abapa(),
+                1,
+                7,
+                LabelRule {
+                    value_lambda: 0.0,
+                    prior_mix: 0.0,
+                },
+            );
             let (mut full, mut cheap) = (0, 0);
             for _ in 0..200 {
-                assert!(begin_search(&mut flight, &mut b, &mut st, 0, &mcts));
+                assert!(games.begin(0));
+                let st = &games.records[0];
                 let want = st.full || alg == Algorithm::Gumbel;
-                assert_eq!(b.root_noise(0), want, "{alg:?} full={}", st.full);
+                assert_eq!(games.search.root_noise(0), want, "{alg:?} full={}", st.full);
                 if st.full {
                     full += 1;
                 } else {

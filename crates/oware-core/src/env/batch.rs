@@ -254,11 +254,16 @@ impl BatchEnv {
         &self.moves[i]
     }
 
-    /// Game `i`'s random stream as it stands: a caller that goes on drawing for the
-    /// game (a search's noise, its move choice) continues it from here. Panics if
-    /// `i ≥ len()`.
+    /// Game `i`'s random stream as it stands. Panics if `i ≥ len()`.
     pub fn rng(&self, i: usize) -> &Rng {
         &self.meta[i].rng
+    }
+
+    /// Game `i`'s random stream, for a caller that goes on drawing for the game (a
+    /// search's noise, its move choice): the game stays one stream from its opening to
+    /// its end. Panics if `i ≥ len()`.
+    pub fn rng_mut(&mut self, i: usize) -> &mut Rng {
+        &mut self.meta[i].rng
     }
 
     /// The outcome of the last game that ended in slot `i` (kept until the next one

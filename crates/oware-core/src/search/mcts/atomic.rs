@@ -16,6 +16,7 @@
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicUsize, Ordering};
 
+use super::policy::{Edges, puct};
 use super::tree::{Node, NodeId, NodeKind, judge_child, legal_priors};
 use crate::game::{History, Position, RuleSet};
 use crate::search::Evaluation;
@@ -96,30 +97,18 @@ impl AtomicNode {
         self.children[action].load(Ordering::Acquire)
     }
 
-    /// PUCT's choice at this node, as [`super::policy::puct_select`] makes it from a
-    /// copy, read straight from the atomics (the hot path of a descent).
+    /// PUCT's choice at this node ([`puct`]), read straight from the atomics (the hot
+    /// path of a descent).
     #[inline]
     pub fn puct_select(&self, c_puct: f32, fpu_reduction: f32) -> usize {
-        let legal = self.legal.load(Ordering::Relaxed);
-        let n: [u32; 6] = std::array::from_fn(|a| self.n[a].load(Ordering::Relaxed));
-        let w: [f32; 6] = std::array::from_fn(|a| load_f(&self.w[a]));
-        let total: u32 = n.iter().sum();
-        let sqrt_n = (total.max(1) as f32).sqrt();
-        let fpu = (self.value() + w.iter().sum::<f32>()) / (1 + total) as f32 - fpu_reduction;
-        let mut best = 0;
-        let mut best_score = f32::NEG_INFINITY;
-        for a in 0..6 {
-            if legal & (1 << a) == 0 {
-                continue;
-            }
-            let q = if n[a] > 0 { w[a] / n[a] as f32 } else { fpu };
-            let u = c_puct * load_f(&self.prior[a]) * sqrt_n / (1 + n[a]) as f32;
-            if q + u > best_score {
-                best_score = q + u;
-                best = a;
-            }
-        }
-        best
+        let e = Edges {
+            legal: self.legal.load(Ordering::Relaxed),
+            value: self.value(),
+            prior: std::array::from_fn(|a| load_f(&self.prior[a])),
+            n: std::array::from_fn(|a| self.n[a].load(Ordering::Relaxed)),
+            w: std::array::from_fn(|a| load_f(&self.w[a])),
+        };
+        puct(&e, c_puct, fpu_reduction)
     }
 
     /// A plain copy, for the selection rules and reports.

@@ -4,10 +4,12 @@
 //! The games themselves live elsewhere, behind [`SearchLanes`]: self-play's in the batched
 //! environment ([`BatchEnv`], lane `i` searched by slot `i`), a match's or a review's
 //! as whole [`Game`]s ([`super::SearchedGames`]). The search reads a lane's position,
-//! legal moves and repetition history, and the caller plays the move it chooses.
+//! legal moves and repetition history, and the caller plays the move it chooses. Each
+//! game's random stream is the caller's too: the search draws its root noise and its
+//! move choice from the stream it is handed.
 
 use super::policy::completed_q;
-use super::root::{RootState, Schedules, SearchRule, Start, most_visited, rule};
+use super::root::{Pick, RootState, Schedules, SearchRule, Start, most_visited, rule};
 use super::tree::{Leaf, NodeId, NodeKind, SearchTree};
 use super::{MctsConfig, SearchValue};
 use crate::env::BatchEnv;
@@ -92,7 +94,6 @@ struct Slot {
     done: u32,
     noise: bool,
     root: RootState,
-    rng: Rng,
 }
 
 /// Many searches stepped together; the leaves of all of them form one evaluator batch.
@@ -118,13 +119,13 @@ pub struct BatchSearch {
 }
 
 impl BatchSearch {
-    /// `slots` searches under `rules` and `cfg`, slot `i` drawing its randomness from
-    /// stream `i` of `seed`. Every slot's tree starts at the start position.
-    pub fn new(cfg: MctsConfig, rules: RuleSet, slots: usize, seed: u64) -> BatchSearch {
+    /// `slots` searches under `rules` and `cfg`. Every slot's tree starts at the start
+    /// position.
+    pub fn new(cfg: MctsConfig, rules: RuleSet, slots: usize) -> BatchSearch {
         let budget = cfg.simulations.max(cfg.cheap_simulations) as usize;
         let capacity = 3 * budget + 64;
         let slots = (0..slots)
-            .map(|i| {
+            .map(|_| {
                 let mut tree = SearchTree::new(capacity);
                 tree.reset(Position::start());
                 tree.prepare_root(rules);
@@ -138,7 +139,6 @@ impl BatchSearch {
                     done: 0,
                     noise: false,
                     root: RootState::default(),
-                    rng: Rng::stream(seed, i as u64),
                 }
             })
             .collect::<Vec<_>>();
@@ -187,11 +187,6 @@ impl BatchSearch {
         self.slots.is_empty()
     }
 
-    /// Slot `i`'s random generator (for openings and move choice in the caller).
-    pub fn rng(&mut self, i: usize) -> &mut Rng {
-        &mut self.slots[i].rng
-    }
-
     /// Whether slot `i`'s current (or last) search was begun with root noise.
     pub fn root_noise(&self, i: usize) -> bool {
         self.slots[i].noise
@@ -215,20 +210,20 @@ impl BatchSearch {
         s.searching = false;
     }
 
-    /// Starts a search of `simulations` at the current position of lane `i` of `lanes`
-    /// (the position slot `i`'s tree is at), with root noise (Dirichlet for PUCT, Gumbel
-    /// sampling for Gumbel) if `noise`. Returns false if the game is over (nothing to
-    /// search).
-    pub fn begin<L: SearchLanes + ?Sized>(
+    /// Starts a search of `simulations` at game `i`'s current position (the position
+    /// slot `i`'s tree is at; `legal` its legal moves), with root noise (Dirichlet for
+    /// PUCT, Gumbel sampling for Gumbel) drawn from the game's stream `rng` if `noise`.
+    /// Returns false if the game is over (nothing to search).
+    pub fn begin(
         &mut self,
         i: usize,
-        lanes: &L,
+        legal: u8,
         simulations: u32,
         noise: bool,
+        rng: &mut Rng,
     ) -> bool {
         let cfg = &self.cfg;
         let s = &mut self.slots[i];
-        let legal = lanes.legal(i);
         if legal == 0 {
             s.searching = false;
             return false;
@@ -246,11 +241,29 @@ impl BatchSearch {
             legal,
             simulations: s.target,
             noise,
-            rng: &mut s.rng,
+            rng,
             state: &mut s.root,
         };
         self.rule.begin(cfg, &mut self.schedules, start);
         true
+    }
+
+    /// Starts a self-play search at game `i` (see [`BatchSearch::begin`]) with playout
+    /// cap randomisation (KataGo): with probability `full_search_fraction`, drawn from
+    /// the game's stream `rng`, a full search of `simulations` with root noise, else a
+    /// cheap one of `cheap_simulations`, with noise where the algorithm keeps it there.
+    /// Returns whether the search is full (its position a training sample), `None` if
+    /// the game is over.
+    pub fn begin_capped(&mut self, i: usize, legal: u8, rng: &mut Rng) -> Option<bool> {
+        let full = rng.unit_f32() < self.cfg.full_search_fraction;
+        let simulations = if full {
+            self.cfg.simulations
+        } else {
+            self.cfg.cheap_simulations
+        };
+        let noise = full || self.rule.cheap_search_noise();
+        self.begin(i, legal, simulations, noise, rng)
+            .then_some(full)
     }
 
     /// Runs one simulation in every searching slot, evaluating all new leaves in one
@@ -297,8 +310,7 @@ impl BatchSearch {
             s.tree.expand(id, e);
             if id == s.tree.root() {
                 let root = s.tree.node_mut(id);
-                self.rule
-                    .root_expanded(&self.cfg, root, &mut s.rng, &mut s.root);
+                self.rule.root_expanded(&self.cfg, root, &mut s.root);
             }
             let v = s.tree.node(id).value;
             s.tree.backup(&s.path, id, v);
@@ -383,14 +395,11 @@ impl BatchSearch {
         root_result(&self.cfg, self.rule, s.tree.root_node(), &s.root, s.done)
     }
 
-    /// Picks a move for slot `i` from its last search: with `temperature` > 0 (PUCT) a
-    /// visit count sample ∝ N^(1/T) from the slot's generator, else the search's best.
-    pub fn choose(&mut self, i: usize, temperature: f32) -> usize {
-        let r = self.result(i);
-        if !self.rule.samples_by_temperature() {
-            return r.best;
-        }
-        sample_by_visits(&r, temperature, &mut self.slots[i].rng)
+    /// The move a game plays from `r`, the result of one of this search's slots, as
+    /// `pick` says ([`Pick`]: PUCT samples by temperature, Gumbel plays its own noisy
+    /// choice or its policy target's argmax), drawing from the game's stream `rng`.
+    pub fn choose(&self, r: &RootStats, pick: Pick, rng: &mut Rng) -> usize {
+        self.rule.pick(r, pick, rng)
     }
 
     /// The principal variation of slot `i`: most-visited children from the root.

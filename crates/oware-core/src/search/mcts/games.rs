@@ -3,28 +3,31 @@
 //! Self-play keeps its games in the batched environment instead, and hands the same
 //! search its lanes.
 
-use super::MctsConfig;
 use super::batch::{BatchSearch, RootStats};
 use super::tree::SearchTree;
+use super::{MctsConfig, Pick};
 use crate::game::{Game, MoveError, Position, RuleSet};
 use crate::rng::Rng;
 use crate::search::Evaluator;
 use crate::tablebase::Tablebase;
 use std::sync::Arc;
 
-/// `slots` games, game `i` searched by slot `i` of one [`BatchSearch`].
+/// `slots` games, game `i` searched by slot `i` of one [`BatchSearch`] and drawing its
+/// randomness (root noise, move sampling) from its own stream.
 pub struct SearchedGames {
     search: BatchSearch,
     games: Vec<Game>,
+    rngs: Vec<Rng>,
 }
 
 impl SearchedGames {
-    /// `slots` games at the start position under `rules`, searched under `cfg`; slot
+    /// `slots` games at the start position under `rules`, searched under `cfg`; game
     /// `i` draws its randomness from stream `i` of `seed`.
     pub fn new(cfg: MctsConfig, rules: RuleSet, slots: usize, seed: u64) -> SearchedGames {
         SearchedGames {
-            search: BatchSearch::new(cfg, rules, slots, seed),
+            search: BatchSearch::new(cfg, rules, slots),
             games: vec![Game::new(rules, Position::start()); slots],
+            rngs: (0..slots).map(|i| Rng::stream(seed, i as u64)).collect(),
         }
     }
 
@@ -78,7 +81,9 @@ impl SearchedGames {
 
     /// See [`BatchSearch::begin`]: a search of game `i`'s current position.
     pub fn begin(&mut self, i: usize, simulations: u32, noise: bool) -> bool {
-        self.search.begin(i, &self.games[..], simulations, noise)
+        let legal = self.games[i].legal_moves();
+        self.search
+            .begin(i, legal, simulations, noise, &mut self.rngs[i])
     }
 
     /// One simulation in every searching slot (see [`BatchSearch::step`]).
@@ -91,9 +96,9 @@ impl SearchedGames {
         self.search.run(&self.games[..], evaluator);
     }
 
-    /// Slot `i`'s random generator.
+    /// Game `i`'s random stream.
     pub fn rng(&mut self, i: usize) -> &mut Rng {
-        self.search.rng(i)
+        &mut self.rngs[i]
     }
 
     /// Whether slot `i`'s current (or last) search was begun with root noise.
@@ -116,9 +121,16 @@ impl SearchedGames {
         self.search.result(i)
     }
 
-    /// See [`BatchSearch::choose`].
+    /// A move for game `i` from its last search: with `temperature` > 0 (PUCT) a sample
+    /// ∝ N^(1/T) over the root's visits from the game's stream, else the search's best
+    /// (see [`BatchSearch::choose`]).
     pub fn choose(&mut self, i: usize, temperature: f32) -> usize {
-        self.search.choose(i, temperature)
+        let r = self.search.result(i);
+        let pick = Pick {
+            temperature,
+            noisy: true,
+        };
+        self.search.choose(&r, pick, &mut self.rngs[i])
     }
 
     /// See [`BatchSearch::principal_variation`].

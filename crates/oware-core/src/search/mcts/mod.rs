@@ -24,6 +24,7 @@ pub mod tree;
 pub use batch::{BatchSearch, RootStats, SearchLanes};
 pub use games::SearchedGames;
 pub use parallel::{ParallelSearch, SharedTree, TreeCounters};
+pub use root::Pick;
 pub use tree::{Leaf, Node, NodeId, NodeKind, SearchTree};
 
 use serde::{Deserialize, Serialize};

@@ -80,8 +80,9 @@ pub struct SharedTree {
     game: Game,
     target: u32,
     counts: Counts,
-    /// The root's noise state and the search's generator (touched when the root is
-    /// expanded and when a move is sampled).
+    /// The root's noise state and the search's generator (drawn from when a search
+    /// begins with noise and when a move is sampled; the state is read when the root is
+    /// expanded).
     root: Mutex<(RootState, Rng)>,
     prune_wanted: AtomicBool,
     halt: AtomicBool,
@@ -413,8 +414,7 @@ impl Worker {
                 root.raw_prior = super::tree::legal_priors(root.legal, &self.out[k]);
                 root.prior = root.raw_prior;
                 let mut g = t.root.lock().unwrap_or_else(|e| e.into_inner());
-                let (state, rng) = &mut *g;
-                Puct.root_expanded(&t.cfg, &mut root, rng, state);
+                Puct.root_expanded(&t.cfg, &mut root, &mut g.0);
                 tree.expand(id, &self.out[k], Some(&root.prior));
                 // The root's evaluation is not a simulation.
                 t.counts.started.fetch_sub(1, Ordering::Relaxed);

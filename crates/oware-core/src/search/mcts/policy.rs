@@ -7,27 +7,62 @@
 use super::MctsConfig;
 use super::tree::Node;
 
-/// PUCT: argmax of Q + c_puct·P·√N/(1+n); unvisited edges use first-play urgency
-/// (the node's value minus `fpu_reduction`). Ties go to the lowest action.
+/// One node's edges as PUCT reads them: plain arrays, whichever tree they come from
+/// (a [`Node`] of one game's tree, or an [`super::atomic::AtomicNode`] read once).
+#[derive(Clone, Copy, Debug)]
+pub struct Edges {
+    /// Legal moves (6-bit mask of actions).
+    pub legal: u8,
+    /// The node's own value (evaluator's), mover's view.
+    pub value: f32,
+    /// Prior of each action.
+    pub prior: [f32; 6],
+    /// Visits through each edge.
+    pub n: [u32; 6],
+    /// Sum of backed-up values through each edge, mover's view.
+    pub w: [f32; 6],
+}
+
+/// PUCT: argmax over legal `a` of Q(a) + c_puct·P(a)·√N/(1 + n(a)), N = Σ n (at least
+/// 1); Q(a) = w(a)/n(a), and an unvisited edge gets first-play urgency: the node's mean
+/// value (value + Σ w)/(1 + N) minus `fpu_reduction`. Ties go to the lowest action. The
+/// one PUCT of both searches: the same sums in the same order give the same choice.
 #[inline]
-pub fn puct_select(node: &Node, cfg: &MctsConfig) -> usize {
-    let total = node.visits();
+pub fn puct(e: &Edges, c_puct: f32, fpu_reduction: f32) -> usize {
+    let total: u32 = e.n.iter().sum();
     let sqrt_n = (total.max(1) as f32).sqrt();
-    let fpu = node.mean_value() - cfg.fpu_reduction;
+    let fpu = (e.value + e.w.iter().sum::<f32>()) / (1 + total) as f32 - fpu_reduction;
     let mut best = 0;
     let mut best_score = f32::NEG_INFINITY;
     for a in 0..6 {
-        if node.legal & (1 << a) == 0 {
+        if e.legal & (1 << a) == 0 {
             continue;
         }
-        let q = node.q(a).unwrap_or(fpu);
-        let u = cfg.c_puct * node.prior[a] * sqrt_n / (1 + node.n[a]) as f32;
+        let q = if e.n[a] > 0 {
+            e.w[a] / e.n[a] as f32
+        } else {
+            fpu
+        };
+        let u = c_puct * e.prior[a] * sqrt_n / (1 + e.n[a]) as f32;
         if q + u > best_score {
             best_score = q + u;
             best = a;
         }
     }
     best
+}
+
+/// [`puct`] at a node of one game's tree.
+#[inline]
+pub fn puct_select(node: &Node, cfg: &MctsConfig) -> usize {
+    let e = Edges {
+        legal: node.legal,
+        value: node.value,
+        prior: node.prior,
+        n: node.n,
+        w: node.w,
+    };
+    puct(&e, cfg.c_puct, cfg.fpu_reduction)
 }
 
 /// Log-priors shifted so the largest legal one is 0; −∞ on illegal moves.
@@ -276,6 +311,40 @@ pub fn visit_policy(node: &Node) -> [f32; 6] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn puct_picks_the_hand_worked_edge() {
+        // Actions 0, 1, 3, 5 legal; 2 is illegal with the largest prior. N = 6, √N =
+        // 2.449490; mean value (0.6 + 2 − 1)/7 = 0.228571, so FPU = 0.028571.
+        //   a0: Q 2/4 = 0.5      + 1.25·0.1·√6/5 = 0.061237  → 0.561237
+        //   a1: Q FPU 0.028571   + 1.25·0.4·√6/1 = 1.224745  → 1.253316  (best)
+        //   a2: illegal (FPU + 1.25·0.9·√6 = 2.784 would win)
+        //   a3: Q −1/2 = −0.5    + 1.25·0.2·√6/3 = 0.204124  → −0.295876
+        //   a5: Q FPU 0.028571   + 1.25·0.3·√6/1 = 0.918559  → 0.947130
+        let e = Edges {
+            legal: 0b10_1011,
+            value: 0.6,
+            prior: [0.1, 0.4, 0.9, 0.2, 0.0, 0.3],
+            n: [4, 0, 0, 2, 0, 0],
+            w: [2.0, 0.0, 0.0, -1.0, 0.0, 0.0],
+        };
+        assert_eq!(puct(&e, 1.25, 0.2), 1);
+        // Exploration nearly off (c_puct 0.01): a0's Q 0.5 + 0.0005 beats a1's
+        // 0.0286 + 0.0098.
+        assert_eq!(puct(&e, 0.01, 0.2), 0);
+        // FPU reduction −1 (unvisited edges optimistic, FPU 1.228571): a1 = 1.2286 +
+        // 0.0098 and a5 = 1.2286 + 0.0073 beat a0's 0.5005; a1 by its prior.
+        assert_eq!(puct(&e, 0.01, -1.0), 1);
+        // A fresh node, uniform priors, moves 1 and 2: a tie, the lower action.
+        let fresh = Edges {
+            legal: 0b110,
+            value: 0.0,
+            prior: [1.0 / 6.0; 6],
+            n: [0; 6],
+            w: [0.0; 6],
+        };
+        assert_eq!(puct(&fresh, 1.25, 0.2), 1);
+    }
 
     #[test]
     fn completed_q_follows_its_definition() {

@@ -1,8 +1,9 @@
 //! The search's rule, one implementation per algorithm: how a search starts at its root
-//! (noise, the visit schedule), which edge a simulation follows at the root and below,
-//! what a finished search gives as its policy target and its move, and whether a move is
-//! sampled by temperature or the played move's subtree is kept. `BatchSearch` asks its
-//! rule and never which algorithm runs.
+//! (noise, the visit schedule, whether a cheap search explores), which edge a simulation
+//! follows at the root and below, what a finished search gives as its policy target and
+//! its move, how a game's move is picked from it (by temperature, or the search's own
+//! noisy choice) and whether the played move's subtree is kept. `BatchSearch` asks its
+//! rule, and self-play asks `BatchSearch`: neither asks which algorithm runs.
 //!
 //! - [`Puct`]: AlphaZero's PUCT everywhere, Dirichlet noise at the root, the visit
 //!   distribution as the policy target, the most-visited move (ties by Q).
@@ -11,6 +12,7 @@
 
 use rand_distr::{Distribution, Gamma};
 
+use super::batch::{RootStats, sample_by_visits};
 use super::policy::{
     considered_visits, gumbel_final_action, gumbel_interior_select, gumbel_root_select,
     improved_policy, puct_select, visit_policy,
@@ -26,8 +28,20 @@ pub(crate) struct RootState {
     pub gumbel: [f32; 6],
     /// Index of the search's visit schedule in [`Schedules`].
     pub schedule: usize,
-    /// Dirichlet noise is due once the root is expanded.
-    pub noise_pending: bool,
+    /// Dirichlet noise (normalised over the root's legal moves), drawn when the search
+    /// began, to mix into the priors once the root is expanded.
+    pub noise_pending: Option<[f32; 6]>,
+}
+
+/// How a game's move is picked from a finished search (each rule reads its own part).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pick {
+    /// PUCT: a sample ∝ N^(1/T) over the root's visits at this temperature; 0 plays the
+    /// most visited (ties by Q).
+    pub temperature: f32,
+    /// Gumbel: play the search's own choice, which its root noise shapes; false plays
+    /// the argmax of its policy target (the improved policy, without noise).
+    pub noisy: bool,
 }
 
 /// Sequential halving's visit schedules, one per (considered actions, simulations),
@@ -64,7 +78,7 @@ pub(crate) struct Start<'a> {
     pub simulations: u32,
     /// Whether the search explores with root noise.
     pub noise: bool,
-    /// The slot's generator.
+    /// The game's random stream.
     pub rng: &'a mut Rng,
     /// The slot's root state, reset to its default.
     pub state: &'a mut RootState,
@@ -76,14 +90,7 @@ pub(crate) trait SearchRule: Sync {
     fn begin(&self, cfg: &MctsConfig, schedules: &mut Schedules, s: Start<'_>);
 
     /// Called when the root has just been expanded (its priors are known).
-    fn root_expanded(
-        &self,
-        _cfg: &MctsConfig,
-        _root: &mut Node,
-        _rng: &mut Rng,
-        _state: &mut RootState,
-    ) {
-    }
+    fn root_expanded(&self, _cfg: &MctsConfig, _root: &mut Node, _state: &mut RootState) {}
 
     /// The edge a simulation follows at `node`; at the root, `done` simulations of the
     /// search have run.
@@ -103,9 +110,13 @@ pub(crate) trait SearchRule: Sync {
     /// The move the search recommends without temperature.
     fn best(&self, cfg: &MctsConfig, root: &Node, state: &RootState) -> usize;
 
-    /// Whether a move may be sampled by a temperature over visits (else the search's own
-    /// choice is played).
-    fn samples_by_temperature(&self) -> bool;
+    /// The move a game plays from the finished search's result `r`, drawing from `rng`
+    /// where the rule samples.
+    fn pick(&self, r: &RootStats, pick: Pick, rng: &mut Rng) -> usize;
+
+    /// Whether a cheap search of playout cap randomisation (one that records no sample)
+    /// still searches with root noise.
+    fn cheap_search_noise(&self) -> bool;
 
     /// Whether the played move's subtree may be kept for the next search.
     fn keeps_subtree(&self) -> bool;
@@ -124,25 +135,21 @@ pub(crate) struct Puct;
 
 impl SearchRule for Puct {
     fn begin(&self, cfg: &MctsConfig, _: &mut Schedules, s: Start<'_>) {
-        if s.noise {
-            if s.root.kind == NodeKind::Expanded {
-                add_dirichlet(s.root, cfg, s.rng);
-            } else {
-                s.state.noise_pending = true;
-            }
+        // A terminal root is never expanded: no noise is drawn for it.
+        if !s.noise || s.root.kind == NodeKind::Terminal {
+            return;
+        }
+        let eta = draw_dirichlet(s.root.legal, cfg, s.rng);
+        if s.root.kind == NodeKind::Expanded {
+            mix_dirichlet(s.root, cfg, eta);
+        } else {
+            s.state.noise_pending = eta;
         }
     }
 
-    fn root_expanded(
-        &self,
-        cfg: &MctsConfig,
-        root: &mut Node,
-        rng: &mut Rng,
-        state: &mut RootState,
-    ) {
-        if state.noise_pending {
-            add_dirichlet(root, cfg, rng);
-            state.noise_pending = false;
+    fn root_expanded(&self, cfg: &MctsConfig, root: &mut Node, state: &mut RootState) {
+        if let Some(eta) = state.noise_pending.take() {
+            mix_dirichlet(root, cfg, Some(eta));
         }
     }
 
@@ -168,8 +175,14 @@ impl SearchRule for Puct {
         })
     }
 
-    fn samples_by_temperature(&self) -> bool {
-        true
+    fn pick(&self, r: &RootStats, pick: Pick, rng: &mut Rng) -> usize {
+        sample_by_visits(r, pick.temperature, rng)
+    }
+
+    fn cheap_search_noise(&self) -> bool {
+        // A cheap search plays a move and records no sample: Dirichlet noise there would
+        // only spoil the move.
+        false
     }
 
     fn keeps_subtree(&self) -> bool {
@@ -220,8 +233,18 @@ impl SearchRule for Gumbel {
         gumbel_final_action(root, cfg, &state.gumbel)
     }
 
-    fn samples_by_temperature(&self) -> bool {
-        false
+    fn pick(&self, r: &RootStats, pick: Pick, _: &mut Rng) -> usize {
+        if pick.noisy {
+            r.best
+        } else {
+            argmax_legal(&r.policy, r.legal)
+        }
+    }
+
+    fn cheap_search_noise(&self) -> bool {
+        // The root's Gumbel sampling is how this algorithm picks among its considered
+        // moves, so it stays.
+        true
     }
 
     fn keeps_subtree(&self) -> bool {
@@ -245,26 +268,41 @@ pub(crate) fn most_visited(n: [u32; 6], legal: u8, tiebreak: impl Fn(usize) -> f
     best.unwrap_or(0)
 }
 
-/// Mixes Dirichlet(α) noise into the root's priors: `(1 − f)·P + f·η` on legal moves.
-fn add_dirichlet(node: &mut Node, cfg: &MctsConfig, rng: &mut Rng) {
-    let Ok(gamma) = Gamma::new(cfg.dirichlet_alpha as f64, 1.0) else {
-        return;
-    };
+/// The legal action with the largest `p` (the lowest on ties).
+pub(crate) fn argmax_legal(p: &[f32; 6], legal: u8) -> usize {
+    (0..6)
+        .filter(|&a| legal & (1 << a) != 0)
+        .fold(None, |best: Option<usize>, a| match best {
+            Some(b) if p[b] >= p[a] => Some(b),
+            _ => Some(a),
+        })
+        .unwrap_or(0)
+}
+
+/// A Dirichlet(α) sample η over the `legal` moves (one Gamma draw each from `rng`), 0
+/// elsewhere; `None` where it carries no weight (α invalid, or every draw 0).
+fn draw_dirichlet(legal: u8, cfg: &MctsConfig, rng: &mut Rng) -> Option<[f32; 6]> {
+    let gamma = Gamma::new(cfg.dirichlet_alpha as f64, 1.0).ok()?;
     let mut noise = [0.0f64; 6];
     let mut sum = 0.0;
     for (a, x) in noise.iter_mut().enumerate() {
-        if node.legal & (1 << a) != 0 {
+        if legal & (1 << a) != 0 {
             *x = gamma.sample(rng);
             sum += *x;
         }
     }
-    if sum <= 0.0 {
+    (sum > 0.0).then(|| std::array::from_fn(|a| (noise[a] / sum) as f32))
+}
+
+/// Mixes the noise η into the root's priors: `(1 − f)·P + f·η` on legal moves.
+fn mix_dirichlet(node: &mut Node, cfg: &MctsConfig, eta: Option<[f32; 6]>) {
+    let Some(eta) = eta else {
         return;
-    }
+    };
     let f = cfg.dirichlet_fraction;
     for a in 0..6 {
         if node.legal & (1 << a) != 0 {
-            node.prior[a] = (1.0 - f) * node.raw_prior[a] + f * (noise[a] / sum) as f32;
+            node.prior[a] = (1.0 - f) * node.raw_prior[a] + f * eta[a];
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::game::{Game, History, Position, RuleSet};
+use crate::rng::Rng;
 use crate::search::{Evaluation, Evaluator, UniformEvaluator};
 
 fn pos(fen: &str) -> Position {
@@ -524,7 +525,8 @@ fn env_lanes_and_whole_games_search_alike() {
     env.reset_game(0, pos("1-0-0-0-0-0-1-0-0-0-0-0-23-23-S"))
         .unwrap();
     let mut games = SearchedGames::new(cfg(Algorithm::Gumbel, 24), rules, n, 9);
-    let mut lanes = BatchSearch::new(cfg(Algorithm::Gumbel, 24), rules, n, 9);
+    let mut lanes = BatchSearch::new(cfg(Algorithm::Gumbel, 24), rules, n);
+    let mut rngs: Vec<Rng> = (0..n).map(|i| Rng::stream(9, i as u64)).collect();
     let mut first = Game::new(rules, *env.position(0));
     // AaBbCcDdEeF: North's only move f then repeats the start, a draw.
     for a in [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5] {
@@ -552,7 +554,7 @@ fn env_lanes_and_whole_games_search_alike() {
                 continue;
             }
             assert!(games.begin(i, 24, true));
-            assert!(lanes.begin(i, &env, 24, true));
+            assert!(lanes.begin(i, env.legal(i), 24, true, &mut rngs[i]));
         }
         games.run(&mut UniformEvaluator);
         lanes.run(&env, &mut UniformEvaluator);
@@ -563,7 +565,11 @@ fn env_lanes_and_whole_games_search_alike() {
         for i in (0..n).filter(|&i| env.legal(i) != 0) {
             assert_eq!(games.result(i), lanes.result(i), "lane {i}");
             let a = games.choose(i, 1.0);
-            assert_eq!(lanes.choose(i, 1.0), a, "lane {i}");
+            let pick = Pick {
+                temperature: 1.0,
+                noisy: true,
+            };
+            assert_eq!(lanes.choose(&lanes.result(i), pick, &mut rngs[i]), a);
             actions[i] = a as u8;
             games.play(i, a).unwrap();
             plies += 1;
@@ -616,4 +622,30 @@ fn every_slot_searches_as_it_does_alone() {
             }
         }
     }
+}
+
+/// Root noise comes from the game's own stream, drawn when the search begins even though
+/// the root is evaluated only by its first simulation: the priors a PUCT search follows
+/// are (1 − f)·P + f·η, η a Dirichlet sample over the legal moves (one Gamma(α) draw per
+/// legal move, in order, normalised), and the stream has moved on by those draws alone.
+#[test]
+fn dirichlet_noise_comes_from_the_games_stream() {
+    use rand_distr::{Distribution, Gamma};
+    let c = cfg(Algorithm::Puct, 8);
+    let mut b = SearchedGames::new(c.clone(), RuleSet::abapa(), 1, 3);
+    let mut stream = b.rng(0).clone();
+    assert!(b.begin(0, 8, true));
+    b.run(&mut UniformEvaluator);
+    let gamma = Gamma::new(c.dirichlet_alpha as f64, 1.0).unwrap();
+    let eta: Vec<f64> = (0..6).map(|_| gamma.sample(&mut stream)).collect();
+    let sum: f64 = eta.iter().sum();
+    let root = b.tree(0).root_node();
+    assert_eq!(root.legal, 0b11_1111);
+    let f = c.dirichlet_fraction as f64;
+    for a in 0..6 {
+        let want = (1.0 - f) / 6.0 + f * eta[a] / sum;
+        assert!((root.prior[a] as f64 - want).abs() < 1e-6, "{a}: {root:?}");
+        assert!((root.raw_prior[a] - 1.0 / 6.0).abs() < 1e-7);
+    }
+    assert_eq!(b.rng(0), &stream);
 }
