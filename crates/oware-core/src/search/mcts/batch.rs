@@ -9,7 +9,7 @@
 //! move choice from the stream it is handed.
 
 use super::policy::completed_q;
-use super::root::{Pick, RootState, Schedules, SearchRule, Start, most_visited, rule};
+use super::root::{Pick, RootState, RootStats, Schedules, SearchRule, Start, most_visited, rule};
 use super::tree::{Leaf, NodeId, NodeKind, SearchTree};
 use super::{MctsConfig, SearchValue};
 use crate::env::BatchEnv;
@@ -19,29 +19,6 @@ use crate::search::prefetch::prefetch;
 use crate::search::{Evaluation, Evaluator};
 use crate::tablebase::Tablebase;
 use std::sync::Arc;
-
-/// What one finished search says about its root.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RootStats {
-    /// Visits of each root action.
-    pub visits: [u32; 6],
-    /// The policy training target: the visit distribution (PUCT) or the improved policy
-    /// softmax(logits + σ(completed Q)) (Gumbel). 0 on illegal moves.
-    pub policy: [f32; 6],
-    /// The evaluator's prior at the root (after the policy temperature, before noise).
-    pub prior: [f32; 6],
-    /// Mean value of each root action from the mover's view (`None` if unvisited).
-    pub q: [Option<f32>; 6],
-    /// The root's value estimate, mover's view, [−1, 1].
-    pub value: f32,
-    /// The move the search recommends without temperature: most visits (PUCT, ties by
-    /// Q) or Gumbel's sequential-halving winner.
-    pub best: usize,
-    /// Simulations run in this search (reused visits not counted).
-    pub simulations: u32,
-    /// Legal moves at the root.
-    pub legal: u8,
-}
 
 /// Where the searched games are kept: what a search reads of game `i`.
 pub trait SearchLanes {
@@ -539,35 +516,6 @@ pub(super) fn root_result(
         simulations: done,
         legal: root.legal,
     }
-}
-
-/// A move from a finished search: with `temperature` > 0 a sample ∝ N^(1/T) over the
-/// root's visits drawn from `rng`, else (or with no visits) the search's best.
-pub(super) fn sample_by_visits(r: &RootStats, temperature: f32, rng: &mut Rng) -> usize {
-    if temperature <= 0.0 || r.simulations == 0 {
-        return r.best;
-    }
-    let w: [f64; 6] = std::array::from_fn(|a| {
-        if r.legal & (1 << a) != 0 && r.visits[a] > 0 {
-            (r.visits[a] as f64).powf(1.0 / temperature as f64)
-        } else {
-            0.0
-        }
-    });
-    let total: f64 = w.iter().sum();
-    if total <= 0.0 {
-        return r.best;
-    }
-    let mut x = rng.unit_f64() * total;
-    for (a, &wa) in w.iter().enumerate() {
-        if wa > 0.0 {
-            if x < wa {
-                return a;
-            }
-            x -= wa;
-        }
-    }
-    r.best
 }
 
 /// The most-visited line from `root` (at most `max_len` moves), reading nodes through

@@ -3,7 +3,8 @@
 //! Self-play keeps its games in the batched environment instead, and hands the same
 //! search its lanes.
 
-use super::batch::{BatchSearch, RootStats};
+use super::batch::BatchSearch;
+use super::root::RootStats;
 use super::tree::SearchTree;
 use super::{MctsConfig, Pick};
 use crate::game::{Game, MoveError, Position, RuleSet};

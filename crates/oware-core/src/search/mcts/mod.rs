@@ -21,10 +21,10 @@ mod pool;
 mod root;
 pub mod tree;
 
-pub use batch::{BatchSearch, RootStats, SearchLanes};
+pub use batch::{BatchSearch, SearchLanes};
 pub use games::SearchedGames;
 pub use parallel::{ParallelSearch, SharedTree, TreeCounters};
-pub use root::Pick;
+pub use root::{Pick, RootStats};
 pub use tree::{Leaf, Node, NodeId, NodeKind, SearchTree};
 
 use serde::{Deserialize, Serialize};

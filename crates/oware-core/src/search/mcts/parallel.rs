@@ -27,9 +27,10 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
 use super::atomic::{AtomicTree, CLAIMED, NewChild, TERMINAL, UNEXPANDED};
-use super::batch::{RootStats, most_visited_line, root_result, sample_by_visits};
+use super::batch::{most_visited_line, root_result};
 use super::pool::WorkerPool;
 use super::root::{Puct, RootState, Schedules, SearchRule, Start};
+use super::root::{RootStats, sample_by_visits};
 use super::tree::NodeId;
 use super::{Algorithm, MctsConfig, Node};
 use crate::game::{Game, Position, RuleSet};

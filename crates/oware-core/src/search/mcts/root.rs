@@ -12,7 +12,6 @@
 
 use rand_distr::{Distribution, Gamma};
 
-use super::batch::{RootStats, sample_by_visits};
 use super::policy::{
     considered_visits, gumbel_final_action, gumbel_interior_select, gumbel_root_select,
     improved_policy, puct_select, visit_policy,
@@ -305,4 +304,56 @@ fn mix_dirichlet(node: &mut Node, cfg: &MctsConfig, eta: Option<[f32; 6]>) {
             node.prior[a] = (1.0 - f) * node.raw_prior[a] + f * eta[a];
         }
     }
+}
+
+/// What one finished search says about its root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RootStats {
+    /// Visits of each root action.
+    pub visits: [u32; 6],
+    /// The policy training target: the visit distribution (PUCT) or the improved policy
+    /// softmax(logits + σ(completed Q)) (Gumbel). 0 on illegal moves.
+    pub policy: [f32; 6],
+    /// The evaluator's prior at the root (after the policy temperature, before noise).
+    pub prior: [f32; 6],
+    /// Mean value of each root action from the mover's view (`None` if unvisited).
+    pub q: [Option<f32>; 6],
+    /// The root's value estimate, mover's view, [−1, 1].
+    pub value: f32,
+    /// The move the search recommends without temperature: most visits (PUCT, ties by
+    /// Q) or Gumbel's sequential-halving winner.
+    pub best: usize,
+    /// Simulations run in this search (reused visits not counted).
+    pub simulations: u32,
+    /// Legal moves at the root.
+    pub legal: u8,
+}
+
+/// A move from a finished search: with `temperature` > 0 a sample ∝ N^(1/T) over the
+/// root's visits drawn from `rng`, else (or with no visits) the search's best.
+pub(super) fn sample_by_visits(r: &RootStats, temperature: f32, rng: &mut Rng) -> usize {
+    if temperature <= 0.0 || r.simulations == 0 {
+        return r.best;
+    }
+    let w: [f64; 6] = std::array::from_fn(|a| {
+        if r.legal & (1 << a) != 0 && r.visits[a] > 0 {
+            (r.visits[a] as f64).powf(1.0 / temperature as f64)
+        } else {
+            0.0
+        }
+    });
+    let total: f64 = w.iter().sum();
+    if total <= 0.0 {
+        return r.best;
+    }
+    let mut x = rng.unit_f64() * total;
+    for (a, &wa) in w.iter().enumerate() {
+        if wa > 0.0 {
+            if x < wa {
+                return a;
+            }
+            x -= wa;
+        }
+    }
+    r.best
 }
