@@ -151,22 +151,23 @@ def test_tables_probe_keeps_not_proven_apart():
     tb = oz.Tablebase(str(TABLES))
     assert tb.rules == "abapa" and tb.max_seeds >= 2
     assert tb.probe(oz.Position()) is None  # 48 seeds on the board: beyond the tables
-    # docs/tablebase.md: this board's entry is not proven (a repetition may decide it).
-    board = "0-0-0-0-0-0-0-1-0-0-0-1"
-    r = tb.probe(f"{board}-24-22-N")
+    # A board whose entry the shipped tables leave as bounds (a repetition may decide
+    # it; tests/tablebase.rs proves its value by search): 4 seeds, South to move.
+    board = "0-1-1-1-0-1-0-0-0-0-0-0"
+    r = tb.probe(f"{board}-21-23-S")
     assert r is not None and not r.exact
     lo, hi = r.bounds
     assert lo < hi and lo <= r.value <= hi
     # With the same board, the stores decide whether the bounds prove the result:
-    # North's store minus South's plus the margin, at either bound.
+    # South's store minus North's plus the margin, at either bound.
     answers = {}
-    for north in (22, 23, 24):
-        diff = north - (46 - north)
-        p = tb.probe(f"{board}-{46 - north}-{north}-N")
+    for south in (20, 21, 22, 23):
+        diff = south - (44 - south)
+        p = tb.probe(f"{board}-{south}-{44 - south}-S")
         assert p.bounds == (lo, hi) and not p.exact
         expected = _outcome(diff + lo) if _outcome(diff + lo) == _outcome(diff + hi) else None
         assert p.proven == expected
-        answers[north] = p.proven
+        answers[south] = p.proven
     assert None in answers.values()
     # An exact entry is proven, its bounds one value.
     q = tb.probe("0-0-0-0-0-1-0-0-0-0-0-0-24-23-S")
