@@ -435,6 +435,25 @@ fn watch(b: &Browser, srv: &Server, phone: bool) {
     b.exec("window.scrollTo(0, document.body.scrollHeight);", json!([]));
     if !phone {
         b.screenshot(&dir.join("training-detail.png"));
+        // A finished run's list does not change, so the looks that fetch it again (every
+        // third) leave its elements alone: the link under the pointer is never swapped.
+        let polls = js(
+            b,
+            "document.querySelector('#checkpoints .play-ck').dataset.seen = 'yes';              return Number(document.body.dataset.trainingPolls);",
+        );
+        b.wait_for(
+            &format!(
+                "return Number(document.body.dataset.trainingPolls) >= {} + 4;",
+                polls.as_u64().unwrap()
+            ),
+            40,
+            "four more looks",
+        );
+        assert_eq!(
+            js(b, "return document.querySelector('#checkpoints .play-ck').dataset.seen || null;"),
+            json!("yes"),
+            "the unchanged checkpoint list was drawn again"
+        );
     }
     b.click("#checkpoints li.checkpoint .play-ck");
     b.wait_for(

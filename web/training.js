@@ -277,6 +277,7 @@ async function drawDetail(now) {
   $('#detail-config').textContent = Object.entries(c).map(([k, v]) => `${k} = ${v}`).join(' · ') || 'no config (a metrics file alone)';
   drawMachines(r);
   if (r.kind === 'metrics-file') {
+    for (const id of ['#checkpoints', '#latest-games']) delete $(id).dataset.shown;
     $('#checkpoints').replaceChildren(el('li', 'muted', 'none: a metrics file alone'));
     $('#latest-games').replaceChildren();
     return;
@@ -294,8 +295,19 @@ async function drawDetail(now) {
   drawGames(games);
 }
 
+// A list is rebuilt only when what it shows changed: a poll that finds the same
+// checkpoints (or games) leaves the elements alone, so a link the user is about to
+// click, or has focused, is never swapped for a copy under the pointer.
+function unchanged(ol, what) {
+  const key = JSON.stringify(what);
+  if (ol.dataset.shown === key) return true;
+  ol.dataset.shown = key;
+  return false;
+}
+
 function drawCheckpoints(r, list) {
   const ol = $('#checkpoints');
+  if (unchanged(ol, [r.id, list])) return;
   ol.replaceChildren();
   if (!list.length) ol.appendChild(el('li', 'muted', 'none yet'));
   for (const ck of list) {
@@ -318,6 +330,7 @@ function drawCheckpoints(r, list) {
 
 function drawGames(g) {
   const ol = $('#latest-games');
+  if (unchanged(ol, g)) return;
   ol.replaceChildren();
   $('#games-title').textContent = g.file ? `Latest self-play games (${g.file}, ${plural(g.games_in_file, 'game')})` : 'Latest self-play games';
   if (!g.games.length) ol.appendChild(el('li', 'muted', 'none kept'));

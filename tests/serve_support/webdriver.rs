@@ -165,13 +165,21 @@ impl Browser {
     }
 
     /// Clicks the element matching `css` as a user would (the driver moves the mouse
-    /// there and clicks); panics if there is none.
+    /// there and clicks); panics if there is none. A page that redrew the element
+    /// between the find and the click (a stale element) is looked up once more, as a
+    /// user's second look would find the new one.
     pub fn click(&self, css: &str) {
-        let el = self
-            .find(css)
-            .unwrap_or_else(|| panic!("nothing matches '{css}'"));
-        self.in_session("POST", &format!("/element/{el}/click"), json!({}))
-            .unwrap_or_else(|e| panic!("clicking '{css}': {e}"));
+        let click_once = || {
+            let el = self
+                .find(css)
+                .unwrap_or_else(|| panic!("nothing matches '{css}'"));
+            self.in_session("POST", &format!("/element/{el}/click"), json!({}))
+        };
+        match click_once() {
+            Err(e) if e.contains("stale element") => click_once(),
+            other => other,
+        }
+        .unwrap_or_else(|e| panic!("clicking '{css}': {e}"));
     }
 
     /// Types `text` into the element matching `css` as a user's keyboard would, after
