@@ -7,15 +7,19 @@ idle-equivalent machine-hours of a 2-core machine, log scale, one line per run.
                        --add-run search=/work/runs/frontier/search,share=0.3333 \\
                        --add-run blocks2=/work/runs/frontier/blocks2,share=0.3333
 
---add-run NAME=RUN[,share=F][,label=TEXT][,machine=TEXT] adds a run that continues from
+--add-run NAME=RUN[,share=F|legs=M:C/M:C...][,label=TEXT][,machine=TEXT] adds a run that continues from
 another point of the picture (--base, default the long run's iteration 3000) and whose
 metrics.csv evaluates against that point's network: each evaluation becomes a point at
 base Elo + eval_elo (intervals added in quadrature) and base hours + wall_seconds × F / 3600
-(F: the share of the 2-core machine the run had). RUN is a run directory or a capsule (its
+(F: the share of the 2-core machine the run had), or, with legs=, at the run's CPU seconds
+over 7 200 (a point's CPU seconds interpolated within its leg from each leg's end, M
+minutes of run clock and C CPU seconds so far). RUN is a run directory or a capsule (its
 metrics.csv or metrics.csv.gz, and config.toml) or a metrics.csv. final=MATCH.json puts the
 run's last point at its decision match against the base network instead of its last
-periodic evaluation. The added points are also written to --added-csv (default
-frontier-added.csv beside the picture).
+periodic evaluation. from=scratch adds a run that starts from nothing and evaluates
+against v1 itself: each evaluation is a point at its own Elo and at wall_seconds × F / 3600
+hours (no base), and final=MATCH.json is then a match against v1. The added points are
+also written to --added-csv (default frontier-added.csv beside the picture).
 Needs matplotlib.
 """
 import argparse
@@ -50,6 +54,19 @@ def read_points(path):
     return rows
 
 
+def cpu_hours(wall_seconds, legs):
+    """Idle-equivalent hours at a point of a run whose legs' ends are on record as
+    MINUTES:CPU_SECONDS pairs separated by '/' (run clock in minutes, the run's CPU seconds
+    so far): the CPU seconds at the point, interpolated within its leg, over the 7 200 CPU
+    seconds of an hour of the 2-core machine."""
+    ends = [(0.0, 0.0)] + [tuple(float(x) for x in leg.split(":")) for leg in legs.split("/")]
+    m = wall_seconds / 60
+    for (m0, c0), (m1, c1) in zip(ends, ends[1:]):
+        if m <= m1 + 0.5:  # the last iteration may end a little after the leg's reading
+            return (c0 + (c1 - c0) * min(1.0, (m - m0) / (m1 - m0))) / 7200
+    raise SystemExit(f"run clock {m:.1f} min is past the last leg on record ({ends[-1][0]} min)")
+
+
 def add_run(spec, base, default_machine):
     name, _, rest = spec.partition("=")
     path, *opts = rest.split(",")
@@ -69,9 +86,14 @@ def add_run(spec, base, default_machine):
     machine = opt.get("machine", default_machine)
     common = dict(run=name, label=label, date=opt.get("date", ""), commit="", blocks=blocks, width=width, params=params(blocks, width),
                   machine=machine, shipped="")
-    pts = [dict(common, point="start", iteration=0, run_clock_h=base["run_clock_h"], idle_h=base["idle_h"],
-                x_h=base["x_h"], elo=base["elo"], elo_low=base["elo_low"], elo_high=base["elo_high"],
-                method="reference", source=f"{base['run']} {base['point']}")]
+    scratch = opt.get("from") == "scratch"
+    if scratch:  # its evaluations are against v1 already: Elo as played, hours from zero
+        base = dict(base, run_clock_h=0.0, idle_h=0.0, x_h=0.0, elo=0.0, elo_low=0.0, elo_high=0.0)
+        pts = []
+    else:
+        pts = [dict(common, point="start", iteration=0, run_clock_h=base["run_clock_h"], idle_h=base["idle_h"],
+                    x_h=base["x_h"], elo=base["elo"], elo_low=base["elo_low"], elo_high=base["elo_high"],
+                    method="reference", source=f"{base['run']} {base['point']}")]
     opener = gzip.open if metrics.endswith(".gz") else open
     with opener(metrics, "rt", newline="") as f:
         rows = list(csv.DictReader(f))
@@ -79,24 +101,31 @@ def add_run(spec, base, default_machine):
     if "final" in opt:
         with open(opt["final"]) as f:
             m = json.load(f)
+        if scratch and "oware-abapa-v1" not in m.get("opponent", ""):
+            raise SystemExit(f"{name}: from=scratch needs a final match against v1, {opt['final']} is against {m.get('opponent')}")
         last = dict(last, eval_elo=m["elo"], eval_elo_low=m["elo_ci95"][0], eval_elo_high=m["elo_ci95"][1],
                     eval_opponent=f"{opt['final']} ({m['games']} games)", eval_score=m["score"])
         rows = [r for r in rows if r is not rows[-1]] + [last]
     for r in rows:
+        if scratch and r.get("eval_elo") and "oware-abapa-v1" not in r.get("eval_opponent", "") \
+                and not (r is last and "final" in opt):
+            raise SystemExit(f"{name}: from=scratch needs evaluations against v1, found {r.get('eval_opponent')}")
         if not r.get("eval_elo") or not r.get("eval_elo_low") or not r.get("eval_elo_high"):
             continue
         e, lo, hi = float(r["eval_elo"]), float(r["eval_elo_low"]), float(r["eval_elo_high"])
-        h = float(r["wall_seconds"]) * share / 3600
+        h = cpu_hours(float(r["wall_seconds"]), opt["legs"]) if "legs" in opt else float(r["wall_seconds"]) * share / 3600
         elo = base["elo"] + e
         pts.append(dict(common, point=f"iteration {r['iteration']}", iteration=int(r["iteration"]),
                         run_clock_h=base["run_clock_h"] + float(r["wall_seconds"]) / 3600,
                         idle_h=base["idle_h"] + h, x_h=base["x_h"] + h, elo=round(elo, 1),
                         elo_low=round(elo - math.hypot(e - lo, base["elo"] - base["elo_low"]), 1),
                         elo_high=round(elo + math.hypot(hi - e, base["elo_high"] - base["elo"]), 1),
-                        method="chained via the long run",
+                        method=("measured" if r is last and "final" in opt else "periodic vs v1") if scratch
+                        else "chained via the long run",
                         source=f"{metrics}: eval against {r.get('eval_opponent', '')} "
-                               f"(score {r.get('eval_score', '')}), plus {base['run']} {base['point']}; "
-                               f"hours × share {share}"))
+                               f"(score {r.get('eval_score', '')})"
+                               + ("" if scratch else f", plus {base['run']} {base['point']}")
+                               + (f"; CPU seconds of legs {opt['legs']} / 7200" if "legs" in opt else f"; hours × share {share}")))
     return pts
 
 
@@ -107,6 +136,7 @@ STYLE = {  # method: marker, filled
     "chained via v2": ("o", False),
     "chained via depth 12": ("D", False),
     "chained via the long run": ("^", False),
+    "periodic vs v1": ("s", False),
     "reference": ("o", True),
 }
 METHOD_TEXT = {
@@ -116,12 +146,14 @@ METHOD_TEXT = {
     "chained via v2": "chained: recorded match against v2 + v2 against v1",
     "chained via depth 12": "chained through alphabeta:depth=12 and the first quick network",
     "chained via the long run": "chained: eval against the long run's iteration 3000 + its Elo",
+    "periodic vs v1": "a run's periodic match against v1 (100 games, 6-ply)",
 }
 COLOURS = {
     "quick-1130": "#8c564b", "quick": "#c49c94", "quick-avx2": "#bcbd22", "quick-xeon": "#dbdb8d",
     "default-55min": "#9467bd", "default": "#000000", "default-1202": "#17becf", "default-1203": "#1f77b4",
     "continuation": "#7f7f7f", "continuation-5e-4": "#c7c7c7", "long-1204": "#d62728",
     "continue": "#2ca02c", "search": "#ff7f0e", "blocks2": "#e377c2",
+    "size-blocks1": "#8b0000", "size-blocks2": "#ff69b4",
 }
 SHIP_OFFSET = {"quick-1130": (12, 8), "default-55min": (-12, 10), "default": (-12, 10), "default-1203": (-14, 12), "long-1204": (6, -22)}
 SHIP_TEXT = {"quick-1130": "shipped 11-30\n07:01", "default-55min": "shipped 11-30\n07:48",
@@ -184,7 +216,7 @@ def main():
             if p["method"] == "reference" and p["run"] != "default":
                 continue  # a continuation's start: the point of the run it continues
             m, filled = STYLE.get(p["method"], ("o", True))
-            small = p["method"] == "recorded (4-ply)" and p["point"].startswith("iteration")  # periodic, 200 games
+            small = (p["method"] == "recorded (4-ply)" and p["point"].startswith("iteration")) or p["method"] == "periodic vs v1"  # periodic, 100-200 games
             ax.errorbar(x, p["elo"], yerr=[[p["elo"] - p["elo_low"]], [p["elo_high"] - p["elo"]]], fmt="none",
                         ecolor=c, elinewidth=0.8 if small else 1.1, capsize=0 if small else 3,
                         alpha=0.3 if small else 0.8, zorder=3)
@@ -201,14 +233,17 @@ def main():
                                     f"{', ' + p0['commit'] if p0.get('commit') and ' ' not in p0['commit'] else ''}"
                                     f"{')' if p0.get('date') else ''} · {p0['blocks']}×{p0['width']}, "
                                     + f"{p0['params']:,}".replace(",", "\u2009") + f" params · {p0['machine']}"))
-    leg1 = ax.legend(handles=handles, loc="upper left", fontsize=8, title="run (network: blocks × width, "
+    leg1 = ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0, -0.07), fontsize=8, title="run (network: blocks × width, "
                      "parameters; machine: 2-vCPU)", title_fontsize=8.5, framealpha=0.92)
     ax.add_artist(leg1)
     used = {p["method"] for p in pts if p["method"] != "reference"}
     mh = [Line2D([], [], ls="", marker=STYLE[m][0], mfc="#555555" if STYLE[m][1] else "white", mec="#555555",
                  mew=1.5, ms=7, label=METHOD_TEXT[m]) for m in METHOD_TEXT if m in used]
     mh.append(Line2D([], [], ls="", marker="*", ms=14, mfc="none", mec="#222222", label="shipped network"))
-    ax.legend(handles=mh, loc="lower right", fontsize=8, framealpha=0.92)
+    leg2 = ax.legend(handles=mh, loc="upper right", bbox_to_anchor=(1, -0.07), fontsize=8, framealpha=0.92)
+    # The first periodic points of a run from scratch are far below and say little (±100
+    # or more): the axis keeps to where the frontier is, those points' bars clipped.
+    ax.set_ylim(max(ax.get_ylim()[0], -420), ax.get_ylim()[1])
 
     ticks = [0.1, 0.25, 0.5, 1, 2, 4, 8, 16]
     lo = min(p["x_h"] for p in pts) * 0.8
@@ -224,7 +259,7 @@ def main():
     ax.set_title("oware-zero: strength against training time, every shipped network and recorded run "
                  "(experiments/recorded/frontier)", fontsize=11)
     fig.tight_layout()
-    fig.savefig(a.out)
+    fig.savefig(a.out, bbox_inches="tight", bbox_extra_artists=[leg1, leg2])  # the legends sit below the axes
     print(f"wrote {a.out}: {len(pts)} points, {len(runs)} runs")
 
 

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Redraws frontier.png with every A/B arm of issue 56 on it (README.md beside this file):
+# the three continuations of ../../ab/frontier/ (chained through the long run's network,
+# a 0.15 share of the machine each) and the two from-scratch arms of ../../ab/size/
+# (evaluated against v1 directly; their hours from the CPU seconds at the end of each leg,
+# the legs table of ../../ab/size/README.md). From the repository's root:
+#   PY=/work/venv-plot/bin/python experiments/recorded/frontier/redraw.sh
+# PY is a Python with matplotlib (default python3).
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+py=${PY:-python3}
+A=experiments/ab/frontier
+S=experiments/ab/size
+M=experiments/recorded/frontier/matches
+"$py" experiments/recorded/frontier/build.py
+"$py" experiments/recorded/frontier/frontier.py \
+  --add-run continue=$A/continue/capsule,share=0.15,final=$A/matches/continue-vs-long-3000.json \
+  --add-run search=$A/search/capsule,share=0.15,final=$A/matches/search-vs-long-3000.json \
+  --add-run blocks2=$A/blocks2/capsule,share=0.15,final=$A/matches/blocks2-vs-long-3000.json \
+  --add-run "size-blocks1=$S/blocks1/capsule,from=scratch,legs=153.3:3052/168.1:3925/331.8:7475/360.3:8324,final=$M/size-blocks1-vs-v1.json,label=size A/B blocks1: from scratch in 360 min at nice 19 (2026-12-06)" \
+  --add-run "size-blocks2=$S/blocks2/capsule,from=scratch,legs=153.4:3182/168.1:4090/331.9:7822/360.2:8720,final=$M/size-blocks2-vs-v1.json,label=size A/B blocks2: from scratch in 360 min at nice 19 (2026-12-06)" \
+  --machine "Intel Xeon, AVX-512"
