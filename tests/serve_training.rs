@@ -450,7 +450,10 @@ fn watch(b: &Browser, srv: &Server, phone: bool) {
             "four more looks",
         );
         assert_eq!(
-            js(b, "return document.querySelector('#checkpoints .play-ck').dataset.seen || null;"),
+            js(
+                b,
+                "return document.querySelector('#checkpoints .play-ck').dataset.seen || null;"
+            ),
             json!("yes"),
             "the unchanged checkpoint list was drawn again"
         );
