@@ -271,7 +271,7 @@ impl Tablebase {
 
     /// The graph of count `n`'s non-capturing moves for the repetition rule's game
     /// ([`build::CountGraph`]), built on first use and kept for every later prover
-    /// (1.35 M boards, about 30 MB, at 12 seeds). `n` must be in the tables.
+    /// (1.35 M boards, about 25 MB, at 12 seeds). `n` must be in the tables.
     pub fn count_graph(&self, n: usize) -> Arc<build::CountGraph> {
         let mut graphs = self.graphs.lock().unwrap_or_else(|e| e.into_inner());
         graphs

@@ -175,7 +175,7 @@ impl<'a> Prover<'a> {
     /// Whether the prover plays the repetition rule's game over count `n`: up to
     /// [`CYCLE_PROOF_SEEDS`] always, above where the count's boards are at most the node
     /// limit (each of the game's thresholds visits every board a few times: at 12
-    /// seeds, 1.35 M boards, about 0.2 s a threshold; the CLI's 2 M nodes play up to
+    /// seeds, 1.35 M boards, about 0.25 s a threshold; the CLI's 2 M nodes play up to
     /// 12 seeds, the web app's 100 000 up to 8).
     pub fn plays_count(&self, n: usize) -> bool {
         n > 0
