@@ -325,3 +325,65 @@ fn tables_narrowed_by_the_repetition_rule_pass_verify() {
     assert_ne!(code, 0);
     assert!(err.contains("--cycle-seeds 6"), "{err}");
 }
+
+#[test]
+fn a_count_given_its_own_budget_is_searched_and_recorded() {
+    // --prove-nodes-at 4=…: count 4 is searched (above --prove-seeds 0) and narrowed by
+    // default, both recorded in the manifest; a resume must ask the same; malformed or
+    // repeated counts are one-line errors.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let build = |extra: &[&str]| {
+        let mut args = vec!["tablebase", "build", "--max-seeds", "4", "--out", d];
+        args.extend_from_slice(extra);
+        oware(&args)
+    };
+    for bad in [
+        &["--prove-nodes-at", "4"][..],
+        &["--prove-nodes-at", "0=5"][..],
+    ] {
+        let (code, _, err) = build(bad);
+        assert_ne!(code, 0, "{bad:?}");
+        assert!(
+            err.contains("SEEDS=NODES") || err.contains("1 to 30"),
+            "{err}"
+        );
+    }
+    let (code, _, err) = build(&["--prove-nodes-at", "4=1000", "--prove-nodes-at", "4=2000"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("seed count 4 given twice"), "{err}");
+    let (code, _, err) = build(&["--prove-nodes-at", "4=2000000"]);
+    assert_eq!(code, 0, "{err}");
+    let m = json(&std::fs::read_to_string(format!("{d}/manifest.json")).unwrap());
+    assert_eq!(
+        m["prove_nodes_at"],
+        serde_json::json!([[4, 2000000]]),
+        "{m}"
+    );
+    assert_eq!(m["prove_cycles"], 4, "{m}");
+    let (code, _, err) = build(&[]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--prove-nodes-at 4=2000000"), "{err}");
+    // The narrowing alone leaves 4-seed boards open under abapa; the search closes some.
+    let narrowed = tempfile::tempdir().unwrap();
+    let n = narrowed.path().to_str().unwrap();
+    let (code, _, err) = oware(&[
+        "tablebase",
+        "build",
+        "--max-seeds",
+        "4",
+        "--out",
+        n,
+        "--cycle-seeds",
+        "4",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let m0 = json(&std::fs::read_to_string(format!("{n}/manifest.json")).unwrap());
+    let exact4 = |m: &serde_json::Value| m["files"][4]["exact"].as_u64().unwrap();
+    assert!(
+        exact4(&m) > exact4(&m0),
+        "{} <= {}",
+        exact4(&m),
+        exact4(&m0)
+    );
+}

@@ -65,6 +65,12 @@ pub struct BuildArgs {
     /// Nodes of each of those searches.
     #[arg(long, default_value_t = 20_000)]
     prove_nodes: u64,
+    /// `SEEDS=NODES`: the boards of that seed count searched within NODES nodes each
+    /// instead of --prove-nodes, also above --prove-seeds (repeatable; 0 nodes: not
+    /// searched). The small counts have few open boards, and every larger count takes
+    /// their proofs as exits.
+    #[arg(long, value_parser = parse_nodes_at)]
+    prove_nodes_at: Vec<(usize, u64)>,
     /// Narrow the bounds of every board with at most this many seeds by what the
     /// repetition rule itself proves (a game over the non-capturing moves solved for
     /// each threshold; docs/tablebase.md), so that more entries are exact (default: the
@@ -148,6 +154,18 @@ pub fn run(t: Tb) -> Result<()> {
     }
 }
 
+/// `--prove-nodes-at SEEDS=NODES`.
+fn parse_nodes_at(s: &str) -> std::result::Result<(usize, u64), String> {
+    let bad = || format!("{s:?}: expected SEEDS=NODES, such as 4=2000000");
+    let (n, nodes) = s.split_once('=').ok_or_else(bad)?;
+    let n: usize = n.trim().parse().map_err(|_| bad())?;
+    let nodes: u64 = nodes.trim().parse().map_err(|_| bad())?;
+    if n == 0 || n > 30 {
+        return Err(format!("{s:?}: the seed count must be 1 to 30"));
+    }
+    Ok((n, nodes))
+}
+
 /// Peak resident memory of this process, MiB (Linux; 0 elsewhere).
 fn peak_rss_mib() -> f64 {
     std::fs::read_to_string("/proc/self/status")
@@ -179,10 +197,22 @@ fn build(a: BuildArgs) -> Result<()> {
         ))?;
     }
     let json = a.json;
+    let mut nodes_at = a.prove_nodes_at.clone();
+    nodes_at.sort_unstable();
+    if let Some(w) = nodes_at.windows(2).find(|w| w[0].0 == w[1].0) {
+        bail!("--prove-nodes-at: seed count {} given twice", w[0].0);
+    }
+    // The counts searched are narrowed first by default, as up to --prove-seeds.
+    let searched = nodes_at
+        .iter()
+        .filter(|&&(_, nodes)| nodes > 0)
+        .map(|&(n, _)| n)
+        .fold(a.prove_seeds, usize::max);
     let proving = tablebase::Proving {
         seeds: a.prove_seeds,
         nodes: if a.prove_seeds > 0 { a.prove_nodes } else { 0 },
-        cycles: a.cycle_seeds.unwrap_or(a.prove_seeds),
+        cycles: a.cycle_seeds.unwrap_or(searched),
+        nodes_at,
     };
     let m = tablebase::build_proving(rules, a.max_seeds, &a.out, a.threads, proving, |r| {
         if json {

@@ -13,9 +13,21 @@
 #   sh experiments/recorded/tablebase-proofs/run.sh --shipped BINARY LABEL
 # measures the shipped tables (built proving since 2026-12-06) with BINARY into
 # LABEL-2-12.json (the 500 positions of seed 2) and verify-LABEL.json.
+#
+#   sh experiments/recorded/tablebase-proofs/run.sh --verify-counts BINARY LABEL
+# checks the probe's proofs at its CLI budget (2 M nodes: the repetition rule's game is
+# played up to 12 seeds) against the brute force on 25 boards of each count from 9 to
+# 12 into verify-LABEL-9.json ... verify-LABEL-12.json.
 set -e
 D=experiments/recorded/tablebase-proofs
 M="python3 $D/measure.py"
+if [ "$1" = "--verify-counts" ]; then
+  for s in 9 10 11 12; do
+    "$2" tablebase verify --tb tablebases/abapa --positions 25 --seeds $s --node-limit 50000 \
+       --prover-nodes 2000000 --json > $D/verify-$3-$s.json
+  done
+  exit 0
+fi
 if [ "$1" = "--shipped" ]; then
   $M --oware "$2" --tb tablebases/abapa --min-seeds 2 --max-seeds 12 --positions 500 --seed 2 \
      --budgets 2000000,100000 > $D/$3-2-12.json

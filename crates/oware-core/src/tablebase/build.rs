@@ -664,12 +664,7 @@ impl CountGraph {
         let n = self.n as i32;
         let mut sink = vec![false; 2 * self.rep.len()];
         let mut largest = |c: &mut Cycles<'_>, at: usize, a_is_mover: bool| -> i32 {
-            sink.iter_mut().for_each(|s| *s = false);
-            for &(k, same) in history {
-                // (k, A) where A moves there: A is the root's mover and so is k's, or
-                // neither is.
-                sink[2 * k as usize + (same != a_is_mover) as usize] = true;
-            }
+            sinks(&mut sink, history, a_is_mover);
             // A wins everything at −n; find the largest x he wins at `at`.
             let (mut lo, mut hi) = (-n, n);
             while lo < hi {
@@ -685,6 +680,63 @@ impl CountGraph {
         let low = largest(&mut c, 2 * root as usize, true);
         let high = -largest(&mut c, 2 * root as usize + 1, false);
         [low, high]
+    }
+
+    /// The margin the mover of board `root` (rank, his view) can force with the
+    /// positions `history` behind him (as in [`CountGraph::bounds`]), where the game's
+    /// bounds meet; `None` where they do not. `no_history` are proven bounds on the
+    /// value with no history (the table's). By fact 2 of the history search (a bound on
+    /// the value with no history bounds every history, weakened to the history's
+    /// repetition scores), the value with this history lies in `no_history` widened to
+    /// the scores of the history's positions for the root's mover, and only the
+    /// thresholds inside it are played: about log2 of its width games, and one more for
+    /// the high bound, instead of [`CountGraph::bounds`]' 2·log2(2n). Both bounds met
+    /// are proven (the game's and fact 2's), so where they meet that is the value.
+    pub fn value(&self, root: u32, history: &[(u32, bool)], no_history: [i32; 2]) -> Option<i32> {
+        let score = |&(k, same): &(u32, bool)| {
+            let r = self.rep[k as usize] as i32;
+            if same { r } else { -r }
+        };
+        let lo = history.iter().map(score).fold(no_history[0], i32::min);
+        let hi = history.iter().map(score).fold(no_history[1], i32::max);
+        let mut c = Cycles::new(
+            &self.rep,
+            &self.exit_lo,
+            &self.exit_hi,
+            &self.start,
+            &self.preds,
+        );
+        let mut sink = vec![false; 2 * self.rep.len()];
+        let at = 2 * root as usize;
+        // The largest threshold in [lo, hi] the mover wins (lo itself is proven).
+        sinks(&mut sink, history, true);
+        let (mut low, mut top) = (lo, hi);
+        while low < top {
+            let x = (low + top + 1) / 2;
+            if c.wins(x, Some(sink.as_slice()))[at] {
+                low = x;
+            } else {
+                top = x - 1;
+            }
+        }
+        if low == hi {
+            return Some(low);
+        }
+        // The opponent, as A at (root, B), wins −low exactly where the mover's high
+        // bound is at most `low`.
+        sinks(&mut sink, history, false);
+        c.wins(-low, Some(sink.as_slice()))[at + 1].then_some(low)
+    }
+}
+
+/// Marks in `sink` (one flag a node of the doubled graph) the nodes of the positions
+/// `history` (`(rank, same mover as the root)`), A being the root's mover or not.
+fn sinks(sink: &mut [bool], history: &[(u32, bool)], a_is_mover: bool) {
+    sink.iter_mut().for_each(|s| *s = false);
+    for &(k, same) in history {
+        // (k, A) where A moves there: A is the root's mover and so is k's, or
+        // neither is.
+        sink[2 * k as usize + (same != a_is_mover) as usize] = true;
     }
 }
 

@@ -67,6 +67,10 @@ pub struct Manifest {
     /// (`--cycle-seeds`; 0: none).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub prove_cycles: usize,
+    /// `[count, nodes]`: the nodes of each search at that count instead of
+    /// `prove_nodes` (`--prove-nodes-at`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prove_nodes_at: Vec<(usize, u64)>,
 }
 
 fn is_zero<T: Default + PartialEq>(x: &T) -> bool {
@@ -112,6 +116,7 @@ impl Manifest {
             prove_seeds: 0,
             prove_nodes: 0,
             prove_cycles: 0,
+            prove_nodes_at: Vec::new(),
         }
     }
 
@@ -121,7 +126,16 @@ impl Manifest {
             seeds: self.prove_seeds,
             nodes: self.prove_nodes,
             cycles: self.prove_cycles,
+            nodes_at: self.prove_nodes_at.clone(),
         }
+    }
+
+    /// Records `proving` as what the build proves.
+    pub fn set_proving(&mut self, proving: &super::Proving) {
+        self.prove_seeds = proving.seeds;
+        self.prove_nodes = proving.nodes;
+        self.prove_cycles = proving.cycles;
+        self.prove_nodes_at = proving.nodes_at.clone();
     }
 
     /// Reads and checks `dir/manifest.json`; `Ok(None)` if there is none.

@@ -49,7 +49,9 @@ pub mod index;
 pub mod prove;
 pub mod solve;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use thiserror::Error;
@@ -181,6 +183,12 @@ pub struct Tablebase {
     /// Whether every count's bounds came from the files (format 3), not from the exact
     /// bits alone (format 2).
     stored_bounds: bool,
+    /// The counts up to this one had their bounds narrowed by the repetition rule's game
+    /// with no history (`--cycle-seeds`): that game proves nothing more there.
+    narrowed: usize,
+    /// The graphs of the counts whose games the provers have played, built once for
+    /// every prover of these tables (a `serve` request, a `probe --fens` line).
+    graphs: Mutex<HashMap<usize, Arc<build::CountGraph>>>,
 }
 
 impl std::fmt::Debug for Tablebase {
@@ -219,6 +227,8 @@ impl Tablebase {
             tables,
             bounds,
             stored_bounds,
+            narrowed: m.prove_cycles,
+            graphs: Mutex::default(),
         })
     }
 
@@ -248,7 +258,33 @@ impl Tablebase {
             tables,
             bounds,
             stored_bounds: true,
+            narrowed: 0,
+            graphs: Mutex::default(),
         }
+    }
+
+    /// Whether the bounds of count `n` were narrowed by the repetition rule's game with
+    /// no history when they were built.
+    pub fn narrowed_at(&self, n: usize) -> bool {
+        n > 0 && n <= self.narrowed
+    }
+
+    /// The graph of count `n`'s non-capturing moves for the repetition rule's game
+    /// ([`build::CountGraph`]), built on first use and kept for every later prover
+    /// (1.35 M boards, about 25 MB, at 12 seeds). `n` must be in the tables.
+    pub fn count_graph(&self, n: usize) -> Arc<build::CountGraph> {
+        let mut graphs = self.graphs.lock().unwrap_or_else(|e| e.into_inner());
+        graphs
+            .entry(n)
+            .or_insert_with(|| {
+                Arc::new(build::CountGraph::new(
+                    self.rules,
+                    n,
+                    &self.tables[..n],
+                    &self.bounds[..n],
+                ))
+            })
+            .clone()
     }
 
     /// Whether the bounds of inexact entries were stored (format 3). Tables of format 2
@@ -368,8 +404,7 @@ impl Tablebase {
 /// Opens `dir` once per process: later calls for the same directory share the tables
 /// in memory (a 20-seed table is 226 MB, and a match builds many players).
 pub fn open_shared(dir: &Path) -> Result<std::sync::Arc<Tablebase>, TablebaseError> {
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, OnceLock, Weak};
+    use std::sync::{OnceLock, Weak};
     static OPEN: OnceLock<Mutex<HashMap<PathBuf, Weak<Tablebase>>>> = OnceLock::new();
     let key = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let mut open = OPEN
@@ -409,26 +444,55 @@ pub fn build(
 /// `cycles` narrowed by the repetition rule itself ([`build::solve_count`]'s `cycles`),
 /// and the boards of at most `seeds` seeds whose bounds still do not meet proved by the
 /// search that carries the history ([`history_search::prove_top_count`]), each within
-/// `nodes` nodes. The default proves nothing more.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// `nodes` nodes, or within the nodes `nodes_at` gives their count. The default proves
+/// nothing more.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Proving {
-    /// The largest seed count searched (0: none).
+    /// The largest seed count searched with `nodes` (0: none).
     pub seeds: usize,
     /// Nodes of each board's search.
     pub nodes: u64,
     /// The largest seed count whose bounds the repetition rule narrows (0: none).
     pub cycles: usize,
+    /// `(count, nodes)`: the nodes of each search at that count instead of `nodes`
+    /// (searched even above `seeds`; 0 nodes: not searched). The small counts, with few
+    /// open boards, whose proofs every larger count takes as exits, are worth more.
+    pub nodes_at: Vec<(usize, u64)>,
 }
 
 impl Proving {
+    /// Nodes of each search of the open boards of count `n` (0: not searched).
+    pub fn nodes_for(&self, n: usize) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        match self.nodes_at.iter().find(|&&(c, _)| c == n) {
+            Some(&(_, nodes)) => nodes,
+            None if n <= self.seeds => self.nodes,
+            None => 0,
+        }
+    }
+
     /// Whether the open boards of count `n` are searched.
     pub fn covers(&self, n: usize) -> bool {
-        n > 0 && n <= self.seeds && self.nodes > 0
+        self.nodes_for(n) > 0
     }
 
     /// Whether the bounds of count `n` are narrowed by the repetition rule.
     pub fn cycles_at(&self, n: usize) -> bool {
         n > 0 && n <= self.cycles
+    }
+
+    /// The arguments of `oware tablebase build` that ask for this proving.
+    pub fn arguments(&self) -> String {
+        let mut s = format!(
+            "--prove-seeds {} --prove-nodes {} --cycle-seeds {}",
+            self.seeds, self.nodes, self.cycles
+        );
+        for (n, nodes) in &self.nodes_at {
+            s += &format!(" --prove-nodes-at {n}={nodes}");
+        }
+        s
     }
 }
 
@@ -439,7 +503,7 @@ fn solve_and_prove(
     n: usize,
     tables: &mut Vec<Vec<u8>>,
     bounds: &mut Vec<build::Bounds>,
-    proving: Proving,
+    proving: &Proving,
     pool: &rayon::ThreadPool,
 ) -> CountStats {
     debug_assert_eq!(tables.len(), n);
@@ -448,8 +512,9 @@ fn solve_and_prove(
     tables.push(t);
     bounds.push(b);
     if proving.covers(n) {
+        let nodes = proving.nodes_for(n);
         stats.exact +=
-            pool.install(|| history_search::prove_top_count(rules, tables, bounds, proving.nodes));
+            pool.install(|| history_search::prove_top_count(rules, tables, bounds, nodes));
     }
     stats
 }
@@ -489,19 +554,12 @@ pub fn build_proving(
     };
     if manifest.proving() != proving {
         if manifest.files.is_empty() {
-            (
-                manifest.prove_seeds,
-                manifest.prove_nodes,
-                manifest.prove_cycles,
-            ) = (proving.seeds, proving.nodes, proving.cycles);
+            manifest.set_proving(&proving);
         } else {
             return Err(TablebaseError::Argument(format!(
-                "{}: these tables were built with --prove-seeds {} --prove-nodes {} \
-                 --cycle-seeds {}; resume with the same",
+                "{}: these tables were built with {}; resume with the same",
                 dir.display(),
-                manifest.prove_seeds,
-                manifest.prove_nodes,
-                manifest.prove_cycles
+                manifest.proving().arguments()
             )));
         }
     }
@@ -515,7 +573,7 @@ pub fn build_proving(
         }
         let stored = file::read_table(dir, rules, &e)?;
         let n = tables.len();
-        solve_and_prove(rules, n, &mut tables, &mut bounds, proving, &pool);
+        solve_and_prove(rules, n, &mut tables, &mut bounds, &proving, &pool);
         if tables[n] != stored.entries || (stored.stored_bounds && bounds[n] != stored.bounds) {
             return Err(TablebaseError::Corrupt {
                 path: dir.join(&e.file),
@@ -536,7 +594,7 @@ pub fn build_proving(
     }
     for n in tables.len()..=max_seeds {
         let t0 = Instant::now();
-        let stats = solve_and_prove(rules, n, &mut tables, &mut bounds, proving, &pool);
+        let stats = solve_and_prove(rules, n, &mut tables, &mut bounds, &proving, &pool);
         let mut entry = file::write_table(dir, rules, n, &tables[n], &bounds[n])?;
         entry.exact = stats.exact;
         entry.decided = stats.decided;
@@ -569,10 +627,13 @@ pub fn build_in_memory_proving(rules: RuleSet, max_seeds: usize, proving: Provin
         tables.push(t);
         bounds.push(b);
         if proving.covers(n) {
-            history_search::prove_top_count(rules, &mut tables, &mut bounds, proving.nodes);
+            let nodes = proving.nodes_for(n);
+            history_search::prove_top_count(rules, &mut tables, &mut bounds, nodes);
         }
     }
-    Tablebase::from_tables(rules, tables, bounds)
+    let mut tb = Tablebase::from_tables(rules, tables, bounds);
+    tb.narrowed = proving.cycles.min(max_seeds);
+    tb
 }
 
 #[cfg(test)]

@@ -10,12 +10,10 @@
 //! history).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::rc::Rc;
 
-use super::build::{CountGraph, mover_pits};
+use super::build::mover_pits;
 use super::history_search::HistorySearch;
-use super::index::rank;
+use super::index::{boards_with, rank};
 use super::solve::Unsolved;
 use super::{Tablebase, TbOutcome};
 use crate::game::{Game, Position, move_letter};
@@ -150,9 +148,10 @@ impl Known {
     }
 }
 
-/// The most seeds on a board whose value the prover also bounds by the repetition
-/// rule's game over the whole count ([`CountGraph`]) where the search gives up: the
-/// graph of a count is built once per prover (75 582 boards at 8 seeds).
+/// The most seeds on a board whose value the prover always also bounds by the
+/// repetition rule's game over the whole count ([`CountGraph`](super::build::CountGraph)) where the search gives
+/// up (75 582 boards at 8 seeds). A larger count's game is played where its boards are
+/// no more than the prover's node limit ([`Prover::plays_count`]).
 pub const CYCLE_PROOF_SEEDS: usize = 8;
 
 /// Proves values with `tb`, each search within `node_limit` nodes. Its searches share
@@ -160,7 +159,7 @@ pub const CYCLE_PROOF_SEEDS: usize = 8;
 pub struct Prover<'a> {
     tb: &'a Tablebase,
     search: RefCell<HistorySearch<'a>>,
-    graphs: RefCell<HashMap<usize, Rc<CountGraph>>>,
+    node_limit: u64,
 }
 
 impl<'a> Prover<'a> {
@@ -169,41 +168,41 @@ impl<'a> Prover<'a> {
         Prover {
             tb,
             search: RefCell::new(HistorySearch::new(tb, node_limit)),
-            graphs: RefCell::new(HashMap::new()),
+            node_limit,
         }
     }
 
+    /// Whether the prover plays the repetition rule's game over count `n`: up to
+    /// [`CYCLE_PROOF_SEEDS`] always, above where the count's boards are at most the node
+    /// limit (each of the game's thresholds visits every board a few times: at 12
+    /// seeds, 1.35 M boards, about 0.25 s a threshold; the CLI's 2 M nodes play up to
+    /// 12 seeds, the web app's 100 000 up to 8).
+    pub fn plays_count(&self, n: usize) -> bool {
+        n > 0
+            && n <= self.tb.max_seeds()
+            && (n <= CYCLE_PROOF_SEEDS || boards_with(n) <= self.node_limit)
+    }
+
     /// The value of `pos` (stores ignored) with `history` behind it where the bounds
-    /// of the repetition rule's game over its count meet ([`CountGraph::bounds`]: the
-    /// history's positions end the game where play reaches them), for boards of at most
-    /// [`CYCLE_PROOF_SEEDS`] seeds; `None` elsewhere or where they do not meet.
+    /// of the repetition rule's game over its count meet ([`CountGraph::value`](super::build::CountGraph::value): the
+    /// history's positions end the game where play reaches them), for the counts
+    /// [`Prover::plays_count`] allows; `None` elsewhere or where they do not meet. With
+    /// no history on a count the build narrowed by the same game, it proves nothing
+    /// more and is not played.
     fn by_cycles(&self, pos: &Position, history: &[Position]) -> Option<i32> {
         let n = pos.board_seeds() as usize;
-        if n == 0 || n > CYCLE_PROOF_SEEDS.min(self.tb.max_seeds()) {
+        if !self.plays_count(n) || (history.is_empty() && self.tb.narrowed_at(n)) {
             return None;
         }
-        let graph = self
-            .graphs
-            .borrow_mut()
-            .entry(n)
-            .or_insert_with(|| {
-                Rc::new(CountGraph::new(
-                    self.tb.rules(),
-                    n,
-                    &self.tb.tables[..n],
-                    &self.tb.bounds[..n],
-                ))
-            })
-            .clone();
+        let graph = self.tb.count_graph(n);
         // A position with other seeds can never recur (the count only falls).
         let hist: Vec<(u32, bool)> = history
             .iter()
             .filter(|h| h.board_seeds() as usize == n)
             .map(|h| (rank(&mover_pits(h)) as u32, h.side == pos.side))
             .collect();
-        let [lo, hi] = graph.bounds(rank(&mover_pits(pos)) as u32, &hist);
-        debug_assert!(lo <= hi, "cycle bounds inside out at {pos}");
-        (lo == hi).then_some(lo)
+        let no_history = self.tb.probe(pos)?.bounds;
+        graph.value(rank(&mover_pits(pos)) as u32, &hist, no_history)
     }
 
     /// What is known of `pos` (stores ignored) with `history`: the positions since the
@@ -354,6 +353,21 @@ mod tests {
         let mut g = Game::new(RuleSet::abapa(), pos);
         g.play_text("fAbBcCdDeEfFa").unwrap();
         assert_eq!(g.outcome().unwrap().halves, [50, 46]);
+    }
+
+    #[test]
+    fn the_counts_whose_game_is_played_follow_the_node_limit() {
+        // Up to 8 seeds always; 9 seeds (167 960 boards) from 167 960 nodes; never
+        // beyond the tables.
+        let tb = build_in_memory(RuleSet::abapa(), 9);
+        let plays = |nodes: u64| -> Vec<usize> {
+            let prover = Prover::new(&tb, nodes);
+            (0..=10).filter(|&n| prover.plays_count(n)).collect()
+        };
+        assert_eq!(plays(1_000), (1..=8).collect::<Vec<_>>());
+        assert_eq!(plays(167_959), (1..=8).collect::<Vec<_>>());
+        assert_eq!(plays(167_960), (1..=9).collect::<Vec<_>>());
+        assert_eq!(plays(2_000_000), (1..=9).collect::<Vec<_>>());
     }
 
     #[test]

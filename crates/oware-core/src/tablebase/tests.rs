@@ -540,6 +540,7 @@ fn entries_a_build_proves_by_search_agree_with_brute_force() {
             seeds: 5,
             nodes: 20_000,
             cycles: 5,
+            nodes_at: Vec::new(),
         };
         let tb = build_in_memory_proving(rules, 5, proving);
         let order = |p: &Position| -> [i32; 6] {
@@ -596,22 +597,33 @@ fn entries_a_build_proves_by_search_agree_with_brute_force() {
 fn a_proving_build_resumes_only_with_the_same_proving() {
     let rules = RuleSet::abapa();
     let dir = tempfile::tempdir().unwrap();
+    // Count 4 with its own budget, count 5 above --prove-seeds searched too.
     let proving = Proving {
-        seeds: 4,
+        seeds: 3,
         nodes: 10_000,
-        cycles: 4,
+        cycles: 5,
+        nodes_at: vec![(4, 30_000), (5, 5_000)],
     };
-    build_proving(rules, 3, dir.path(), 1, proving, |_| {}).unwrap();
+    assert_eq!(
+        (1..=6).map(|n| proving.nodes_for(n)).collect::<Vec<_>>(),
+        [10_000, 10_000, 10_000, 30_000, 5_000, 0]
+    );
+    build_proving(rules, 3, dir.path(), 1, proving.clone(), |_| {}).unwrap();
     let mut resumed = 0;
-    let m = build_proving(rules, 5, dir.path(), 1, proving, |r| {
+    let m = build_proving(rules, 5, dir.path(), 1, proving.clone(), |r| {
         resumed += r.resumed as usize
     })
     .unwrap();
     assert_eq!(resumed, 4);
     assert_eq!(m.proving(), proving);
+    // The manifest on disk keeps the per-count budgets.
+    let read = crate::tablebase::file::Manifest::read(dir.path())
+        .unwrap()
+        .unwrap();
+    assert_eq!(read.proving(), proving);
     // The files hold what the same build in memory holds.
     let tb = Tablebase::open(dir.path()).unwrap();
-    let mem = build_in_memory_proving(rules, 5, proving);
+    let mem = build_in_memory_proving(rules, 5, proving.clone());
     for n in 0..=5 {
         for p in boards(n) {
             assert_eq!(tb.probe(&p), mem.probe(&p), "{p}");
@@ -620,7 +632,15 @@ fn a_proving_build_resumes_only_with_the_same_proving() {
     let err = build(rules, 6, dir.path(), 1, |_| {})
         .unwrap_err()
         .to_string();
-    assert!(err.contains("--prove-seeds 4 --prove-nodes 10000"), "{err}");
+    assert!(
+        err.contains("--prove-seeds 3 --prove-nodes 10000 --cycle-seeds 5 --prove-nodes-at 4=30000 --prove-nodes-at 5=5000"),
+        "{err}"
+    );
+    let other = Proving {
+        nodes_at: vec![(4, 30_000)],
+        ..proving
+    };
+    assert!(build_proving(rules, 6, dir.path(), 1, other, |_| {}).is_err());
 }
 
 #[test]
@@ -639,6 +659,7 @@ fn bounds_the_repetition_rule_proves_hold_against_brute_force() {
                 seeds: 0,
                 nodes: 0,
                 cycles: 5,
+                nodes_at: Vec::new(),
             },
         );
         let order = |p: &Position| -> [i32; 6] {
@@ -690,9 +711,20 @@ fn bounds_of_the_repetition_rule_with_a_history_hold_against_brute_force() {
     // up to 4 seeds under each rule set: with no history, after each non-capturing move
     // (the board behind it) and after two: the brute-force value lies inside them
     // wherever it finishes, and they meet, proving the value, on a share of those.
-    for preset in Preset::ALL {
+    // `CountGraph::value` (the prover's: only the thresholds inside the table's bounds
+    // widened to the history's scores) proves the value wherever they meet, and every
+    // value it proves equals the brute force's wherever that finishes; on the plain
+    // tables and on tables narrowed by the same game.
+    for (preset, cycles) in Preset::ALL.into_iter().flat_map(|p| [(p, 0), (p, 4)]) {
         let rules = RuleSet::from_preset(preset);
-        let tb = build_in_memory(rules, 4);
+        let tb = build_in_memory_proving(
+            rules,
+            4,
+            Proving {
+                cycles,
+                ..Proving::default()
+            },
+        );
         let order = |p: &Position| -> [i32; 6] {
             let mv = tb.move_values(p).unwrap();
             std::array::from_fn(|a| mv[a].unwrap_or(i32::MIN / 2))
@@ -710,6 +742,7 @@ fn bounds_of_the_repetition_rule_with_a_history_hold_against_brute_force() {
                 .collect()
         };
         let (mut compared, mut met, mut met_with_history) = (0u64, 0u64, 0u64);
+        let (mut valued, mut valued_compared) = (0u64, 0u64);
         for n in 1..=4 {
             let graph = build::CountGraph::new(rules, n, &tb.tables[..n], &tb.bounds[..n]);
             for p in boards(n) {
@@ -730,10 +763,20 @@ fn bounds_of_the_repetition_rule_with_a_history_hold_against_brute_force() {
                         .iter()
                         .map(|x| (index::rank(&mover_pits(x)) as u32, x.side == pos.side))
                         .collect();
-                    let [lo, hi] = graph.bounds(index::rank(&mover_pits(&pos)) as u32, &hist);
+                    let root = index::rank(&mover_pits(&pos)) as u32;
+                    let [lo, hi] = graph.bounds(root, &hist);
                     assert!(lo <= hi, "{} {pos} {h:?}: [{lo}, {hi}]", preset.name());
+                    let value = graph.value(root, &hist, tb.probe(&pos).unwrap().bounds);
+                    if lo == hi {
+                        assert_eq!(value, Some(lo), "{} {pos} {h:?}", preset.name());
+                    }
+                    valued += value.is_some() as u64;
                     let guess = tb.value(&pos).unwrap().0;
                     if let Ok(v) = solver.solve_near(&pos, &h, guess) {
+                        if let Some(w) = value {
+                            valued_compared += 1;
+                            assert_eq!(w, v, "{} {pos} history {h:?}", preset.name());
+                        }
                         compared += 1;
                         met += (lo == hi) as u64;
                         met_with_history += (lo == hi && !h.is_empty()) as u64;
@@ -747,10 +790,17 @@ fn bounds_of_the_repetition_rule_with_a_history_hold_against_brute_force() {
             }
         }
         println!(
-            "{}: {compared} values compared, bounds met on {met} ({met_with_history} with a history)",
+            "{} (cycle seeds {cycles}): {compared} values compared, bounds met on {met} \
+             ({met_with_history} with a history); `value` proved {valued}, \
+             {valued_compared} compared",
             preset.name()
         );
         assert!(compared > 3_000, "{}: {compared}", preset.name());
+        assert!(
+            valued_compared >= met,
+            "{}: {valued_compared}",
+            preset.name()
+        );
         // Not vacuous: the bounds settle a share of the values with a history (abapa
         // 1 939 of 4 164, ouril 1 718 of 3 556; awari 834 of 4 130, traditional 179 of
         // 4 415, where a repetition scores 0 and the plain bounds already decide more).
