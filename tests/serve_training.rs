@@ -405,6 +405,35 @@ fn watch(b: &Browser, srv: &Server, phone: bool) {
         30,
         "two runs on the charts",
     );
+    // No axis writes two ticks alike (a learning rate that barely moves, a flat loss).
+    let alike = js(
+        b,
+        "const bad = []; for (const box of document.querySelectorAll('[data-chart]')) { \
+           for (const cls of ['tick-y', 'tick-x']) { \
+             const t = [...box.querySelectorAll('text.' + cls)].map((e) => e.textContent); \
+             if (new Set(t).size !== t.length) bad.push(box.dataset.chart + ': ' + t.join(' | ')); } } \
+         return bad;",
+    );
+    assert_eq!(alike, json!([]), "axes with two ticks alike");
+    // And the labels of an axis whose ticks differ in the third digit only, as a
+    // learning rate near its peak does (5.0e-4 written three times before).
+    js(
+        b,
+        "window.tickCase = null; import('/chart.js').then((m) => { window.tickCase = \
+           [m.tickLabels([0.000496, 0.000498, 0.0005]), m.tickLabels([0.6, 0.602, 0.604]), \
+            m.tickLabels([12000, 12010, 12020]), m.tickLabels([0.1, 0.2, 0.3])]; });",
+    );
+    b.wait_for("return window.tickCase !== null;", 10, "the chart module");
+    assert_eq!(
+        js(b, "return window.tickCase;"),
+        json!([
+            ["4.96e-4", "4.98e-4", "5.00e-4"],
+            ["0.6", "0.602", "0.604"],
+            ["12.00k", "12.01k", "12.02k"],
+            ["0.10", "0.20", "0.30"]
+        ]),
+        "tick labels"
+    );
     let link = js(b, "return location.search;");
     assert!(
         link.as_str().unwrap().contains("runs=live%2Cdone"),
