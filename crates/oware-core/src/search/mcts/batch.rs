@@ -258,6 +258,11 @@ impl BatchSearch {
         let rules = self.rules;
         self.descend_all(lanes);
         for (i, s) in self.slots.iter().enumerate() {
+            if let Some(t) = self.slots.get(i + AHEAD)
+                && t.searching
+            {
+                t.tree.prefetch_stats(t.leaf);
+            }
             if s.searching && s.leaf != 0 {
                 let n = s.tree.node(s.leaf);
                 self.batch_pos.push(n.pos);
@@ -338,11 +343,14 @@ impl BatchSearch {
         while !active.is_empty() {
             let mut kept = 0;
             for k in 0..active.len() {
+                // Two stages: the slot itself first, so that reading where its tree
+                // and path are, `AHEAD` places on, waits for nothing.
+                if let Some(&j) = active.get(k + 2 * AHEAD) {
+                    prefetch(&slots[j as usize]);
+                }
                 if let Some(&j) = active.get(k + AHEAD) {
                     let t = &slots[j as usize];
                     t.tree.prefetch(t.at);
-                    // The path's next entry, written when that slot goes down a level.
-                    prefetch(t.path.as_ptr().wrapping_add(t.path.len()));
                 }
                 let i = active[k] as usize;
                 let s = &mut slots[i];
@@ -431,7 +439,8 @@ const AHEAD: usize = 8;
 
 /// Asks for what the backups of the leaves `k + AHEAD / 2` (the leaf, which is expanded,
 /// and the first line of each node on the way down, which is all a backup reads there)
-/// and `k + AHEAD` (the list of those nodes) of `batch` will read.
+/// and `k + AHEAD` (the list of those nodes) of `batch` will read, and the slot of
+/// `k + 2 AHEAD`, where those are found.
 fn prefetch_backup(slots: &[Slot], batch: &[(u32, NodeId)], k: usize) {
     if let Some(&(j, leaf)) = batch.get(k + AHEAD / 2) {
         let t = &slots[j as usize];
@@ -440,6 +449,9 @@ fn prefetch_backup(slots: &[Slot], batch: &[(u32, NodeId)], k: usize) {
     }
     if let Some(&(j, _)) = batch.get(k + AHEAD) {
         prefetch(slots[j as usize].path.as_ptr());
+    }
+    if let Some(&(j, _)) = batch.get(k + 2 * AHEAD) {
+        prefetch(&slots[j as usize]);
     }
 }
 
