@@ -125,7 +125,6 @@ impl AtomicNode {
             value: self.value(),
             children: std::array::from_fn(|a| self.child(a)),
             prior: f6(&self.prior),
-            raw_prior: f6(&self.prior),
             n: std::array::from_fn(|a| self.n[a].load(Ordering::Relaxed)),
             w: f6(&self.w),
         }
@@ -245,13 +244,14 @@ impl AtomicTree {
         &self.nodes[id as usize]
     }
 
-    /// A plain copy of node `id` (the root's with its raw priors).
+    /// A plain copy of node `id`.
     pub fn snapshot(&self, id: NodeId) -> Node {
-        let mut n = self.node(id).snapshot();
-        if id == self.root {
-            n.raw_prior = std::array::from_fn(|a| load_f(&self.root_raw[a]));
-        }
-        n
+        self.node(id).snapshot()
+    }
+
+    /// The root's priors as the evaluator gave them, without root noise.
+    pub fn root_raw_prior(&self) -> [f32; 6] {
+        std::array::from_fn(|a| load_f(&self.root_raw[a]))
     }
 
     /// Starts afresh at `pos`: the root is terminal or waits for its evaluation.

@@ -211,8 +211,9 @@ impl BatchSearch {
         s.noise = noise;
         s.root = RootState::default();
         let root = s.tree.root();
+        let raw = s.tree.root_raw_prior();
         let node = s.tree.node_mut(root);
-        node.prior = node.raw_prior;
+        node.prior = raw;
         let start = Start {
             root: node,
             legal,
@@ -257,6 +258,11 @@ impl BatchSearch {
         let rules = self.rules;
         self.descend_all(lanes);
         for (i, s) in self.slots.iter().enumerate() {
+            if let Some(t) = self.slots.get(i + AHEAD)
+                && t.searching
+            {
+                t.tree.prefetch_stats(t.leaf);
+            }
             if s.searching && s.leaf != 0 {
                 let n = s.tree.node(s.leaf);
                 self.batch_pos.push(n.pos);
@@ -337,6 +343,11 @@ impl BatchSearch {
         while !active.is_empty() {
             let mut kept = 0;
             for k in 0..active.len() {
+                // Two stages: the slot itself first, so that reading where its tree
+                // and path are, `AHEAD` places on, waits for nothing.
+                if let Some(&j) = active.get(k + 2 * AHEAD) {
+                    prefetch(&slots[j as usize]);
+                }
                 if let Some(&j) = active.get(k + AHEAD) {
                     let t = &slots[j as usize];
                     t.tree.prefetch(t.at);
@@ -369,7 +380,8 @@ impl BatchSearch {
     /// The result of slot `i`'s last search.
     pub fn result(&self, i: usize) -> RootStats {
         let s = &self.slots[i];
-        root_result(&self.cfg, self.rule, s.tree.root_node(), &s.root, s.done)
+        let (root, raw) = (s.tree.root_node(), s.tree.root_raw_prior());
+        root_result(&self.cfg, self.rule, root, raw, &s.root, s.done)
     }
 
     /// The move a game plays from `r`, the result of one of this search's slots, as
@@ -425,16 +437,21 @@ struct Descent<'a> {
 /// memory unless asked for early.
 const AHEAD: usize = 8;
 
-/// Asks for what the backups of the leaves `k + AHEAD / 2` (their nodes on the way
-/// down) and `k + AHEAD` (the list of those nodes) of `batch` will read.
+/// Asks for what the backups of the leaves `k + AHEAD / 2` (the leaf, which is expanded,
+/// and the first line of each node on the way down, which is all a backup reads there)
+/// and `k + AHEAD` (the list of those nodes) of `batch` will read, and the slot of
+/// `k + 2 AHEAD`, where those are found.
 fn prefetch_backup(slots: &[Slot], batch: &[(u32, NodeId)], k: usize) {
     if let Some(&(j, leaf)) = batch.get(k + AHEAD / 2) {
         let t = &slots[j as usize];
         t.tree.prefetch(leaf);
-        t.path.iter().for_each(|&(p, _)| t.tree.prefetch(p));
+        t.path.iter().for_each(|&(p, _)| t.tree.prefetch_stats(p));
     }
     if let Some(&(j, _)) = batch.get(k + AHEAD) {
         prefetch(slots[j as usize].path.as_ptr());
+    }
+    if let Some(&(j, _)) = batch.get(k + 2 * AHEAD) {
+        prefetch(&slots[j as usize]);
     }
 }
 
@@ -487,11 +504,13 @@ fn descend_level(
     Some(Leaf::NeedsEval(c))
 }
 
-/// A finished search's result at `root` under `rule`, after `done` simulations.
+/// A finished search's result at `root` (whose priors before root noise are
+/// `raw_prior`) under `rule`, after `done` simulations.
 pub(super) fn root_result(
     cfg: &MctsConfig,
     rule: &dyn SearchRule,
     root: &super::tree::Node,
+    raw_prior: [f32; 6],
     state: &RootState,
     done: u32,
 ) -> RootStats {
@@ -500,7 +519,7 @@ pub(super) fn root_result(
     RootStats {
         visits: root.n,
         policy,
-        prior: root.raw_prior,
+        prior: raw_prior,
         q: std::array::from_fn(|a| root.q(a)),
         value: match cfg.search_value {
             SearchValue::Mean => root.mean_value(),

@@ -150,8 +150,14 @@ impl SharedTree {
     /// The result so far.
     pub fn result(&self) -> RootStats {
         let (root, done) = self.root_and_done();
+        let raw = self.raw_prior();
         let state = self.root.lock().unwrap_or_else(|e| e.into_inner());
-        root_result(&self.cfg, &Puct, &root, &state.0, done)
+        root_result(&self.cfg, &Puct, &root, raw, &state.0, done)
+    }
+
+    /// The root's priors as the evaluator gave them, without root noise.
+    pub fn raw_prior(&self) -> [f32; 6] {
+        self.read().root_raw_prior()
     }
 
     /// The most-visited line from the root, at most `max_len` moves.
@@ -412,8 +418,7 @@ impl Worker {
             if path.is_empty() {
                 // The root: its noise (if due) goes into its priors before it is open.
                 let mut root = tree.node(id).snapshot();
-                root.raw_prior = super::tree::legal_priors(root.legal, &self.out[k]);
-                root.prior = root.raw_prior;
+                root.prior = super::tree::legal_priors(root.legal, &self.out[k]);
                 let mut g = t.root.lock().unwrap_or_else(|e| e.into_inner());
                 Puct.root_expanded(&t.cfg, &mut root, &mut g.0);
                 tree.expand(id, &self.out[k], Some(&root.prior));
@@ -662,7 +667,7 @@ impl ParallelSearch {
             return false;
         }
         let mut root = t.snapshot(r);
-        root.prior = root.raw_prior;
+        root.prior = t.root_raw_prior();
         let g = sh.root.get_mut().unwrap_or_else(|e| e.into_inner());
         g.0 = RootState::default();
         let (state, rng) = (&mut g.0, &mut g.1);
@@ -758,7 +763,7 @@ mod tests {
     fn assert_root_tempered(s: &mut ParallelSearch, t: f32) {
         use crate::search::mcts::tests::{SKEW, tempered};
         s.run(100, false, |_| true);
-        let got = s.tree().root_and_done().0.raw_prior;
+        let got = s.tree().raw_prior();
         let want = tempered(SKEW, t);
         for a in 0..6 {
             assert!(
@@ -792,7 +797,7 @@ mod tests {
             s.run(200, true, |_| true);
             let root = s.tree().root_and_done().0;
             let picks: Vec<usize> = (0..20).map(|_| s.choose(1.0)).collect();
-            (root.prior, root.raw_prior, picks, s.result().visits)
+            (root.prior, s.tree().raw_prior(), picks, s.result().visits)
         };
         let (prior, raw, picks, visits) = run();
         // Uniform raw priors at the start; the noise moved them.

@@ -86,6 +86,26 @@ pub fn logits(node: &Node) -> [f32; 6] {
 /// the mixed value (the evaluator's value at the node mixed with the prior-weighted Q of
 /// the visited edges, weighted by their visits). 0 on illegal moves.
 pub fn completed_q(node: &Node) -> [f32; 6] {
+    let mixed = mixed_value(node);
+    std::array::from_fn(|a| completed(node, a, mixed))
+}
+
+/// Edge `a`'s completed Q given the node's mixed value: what [`completed_q`] holds at
+/// `a`. Written as selects over values computed on every edge (a division by 0 on an
+/// unvisited edge is computed and dropped), so that the callers' loops over the six
+/// edges become vector code and their arrays never pass through memory element by
+/// element (a wide read of narrow writes waits for them to leave the core).
+#[inline]
+fn completed(node: &Node, a: usize, mixed: f32) -> f32 {
+    let q = node.w[a] / node.n[a] as f32;
+    let q = if node.n[a] > 0 { q } else { mixed };
+    if node.legal & (1 << a) != 0 { q } else { 0.0 }
+}
+
+/// The value [`completed_q`] gives unvisited legal edges: the evaluator's value at the
+/// node mixed with the prior-weighted Q of the visited edges, weighted by their visits.
+#[inline]
+fn mixed_value(node: &Node) -> f32 {
     // Each visited edge's Q once (one division), and the sums the mixed value needs,
     // added in the order and rounding of the definition's terms.
     let mut c = [0.0f32; 6];
@@ -105,15 +125,7 @@ pub fn completed_q(node: &Node) -> [f32; 6] {
         }
     }
     let sum_n = sum_n as f32;
-    let mixed = (node.value + sum_n * weighted) / (sum_n + 1.0);
-    for a in 0..6 {
-        if node.legal & (1 << a) == 0 {
-            c[a] = 0.0;
-        } else if node.n[a] == 0 {
-            c[a] = mixed;
-        }
-    }
-    c
+    (node.value + sum_n * weighted) / (sum_n + 1.0)
 }
 
 /// σ(completed Q): visited edges keep their Q, unvisited ones get the mixed value
@@ -122,31 +134,44 @@ pub fn completed_q(node: &Node) -> [f32; 6] {
 /// `rescale_values`, so moves whose values barely differ still get distinct logits) and
 /// multiplied by (c_visit + max visits)·c_scale. 0 on illegal moves.
 pub fn transformed_q(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
-    let mut c = completed_q(node);
+    let mixed = mixed_value(node);
     let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
     for a in 0..6 {
         if node.legal & (1 << a) != 0 {
-            lo = lo.min(c[a]);
-            hi = hi.max(c[a]);
+            let c = completed(node, a, mixed);
+            lo = lo.min(c);
+            hi = hi.max(c);
         }
     }
     let max_n = *node.n.iter().max().unwrap_or(&0) as f32;
     let scale = (cfg.gumbel_c_visit + max_n) * cfg.gumbel_c_scale;
     let span = (hi - lo).max(1e-8);
-    for a in 0..6 {
-        c[a] = if node.legal & (1 << a) != 0 {
-            scale * (c[a] - lo) / span
-        } else {
-            0.0
-        };
-    }
-    c
+    // Each completed Q again rather than read back from the loop above: see `completed`.
+    std::array::from_fn(|a| {
+        let c = scale * (completed(node, a, mixed) - lo) / span;
+        if node.legal & (1 << a) != 0 { c } else { 0.0 }
+    })
 }
 
 /// Gumbel's improved policy: softmax(logits + σ(completed Q)) over the legal moves,
 /// computed as prior(a)·exp(σ(a) − max σ), normalised: the same distribution without a
 /// logarithm per move (the interior rule calls this at every step of every descent).
 pub fn improved_policy(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
+    let (mut out, sum) = improved_weights(node, cfg);
+    if sum > 0.0 {
+        for o in &mut out {
+            *o /= sum;
+        }
+    }
+    out
+}
+
+/// [`improved_policy`] before its normalisation: each legal move's prior(a)·exp(σ(a) −
+/// max σ) (0 on illegal moves) and their sum, added in action order. Inlined always: a
+/// returned array is copied in wider pieces than it was written in, and such a read
+/// waits for the writes to leave the core.
+#[inline(always)]
+fn improved_weights(node: &Node, cfg: &MctsConfig) -> ([f32; 6], f32) {
     let q = transformed_q(node, cfg);
     let mut max = f32::NEG_INFINITY;
     for a in 0..6 {
@@ -162,12 +187,7 @@ pub fn improved_policy(node: &Node, cfg: &MctsConfig) -> [f32; 6] {
             sum += out[a];
         }
     }
-    if sum > 0.0 {
-        for o in &mut out {
-            *o /= sum;
-        }
-    }
-    out
+    (out, sum)
 }
 
 /// Applies a policy softmax temperature `t` to probabilities: p ↦ p^(1/t), which is
@@ -206,7 +226,9 @@ pub fn softmax(x: &[f32; 6]) -> [f32; 6] {
 /// Gumbel interior rule (deterministic): argmax of π'(a) − n(a)/(1 + N), π' the
 /// improved policy: visits follow the improved policy.
 pub fn gumbel_interior_select(node: &Node, cfg: &MctsConfig) -> usize {
-    let p = improved_policy(node, cfg);
+    // The improved policy normalised here, move by move, as `improved_policy` does (the
+    // same divisions), not read back from a loop over all six.
+    let (p, sum) = improved_weights(node, cfg);
     let total = node.visits() as f32;
     let mut best = 0;
     let mut best_score = f32::NEG_INFINITY;
@@ -214,7 +236,8 @@ pub fn gumbel_interior_select(node: &Node, cfg: &MctsConfig) -> usize {
         if node.legal & (1 << a) == 0 {
             continue;
         }
-        let s = p[a] - node.n[a] as f32 / (1.0 + total);
+        let p = if sum > 0.0 { p[a] / sum } else { p[a] };
+        let s = p - node.n[a] as f32 / (1.0 + total);
         if s > best_score {
             best_score = s;
             best = a;

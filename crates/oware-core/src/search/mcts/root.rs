@@ -293,7 +293,8 @@ fn draw_dirichlet(legal: u8, cfg: &MctsConfig, rng: &mut Rng) -> Option<[f32; 6]
     (sum > 0.0).then(|| std::array::from_fn(|a| (noise[a] / sum) as f32))
 }
 
-/// Mixes the noise η into the root's priors: `(1 − f)·P + f·η` on legal moves.
+/// Mixes the noise η into the root's priors: `(1 − f)·P + f·η` on legal moves. `P` is
+/// `node.prior`, the evaluator's here: every caller has just set it so.
 fn mix_dirichlet(node: &mut Node, cfg: &MctsConfig, eta: Option<[f32; 6]>) {
     let Some(eta) = eta else {
         return;
@@ -301,7 +302,7 @@ fn mix_dirichlet(node: &mut Node, cfg: &MctsConfig, eta: Option<[f32; 6]>) {
     let f = cfg.dirichlet_fraction;
     for a in 0..6 {
         if node.legal & (1 << a) != 0 {
-            node.prior[a] = (1.0 - f) * node.raw_prior[a] + f * eta[a];
+            node.prior[a] = (1.0 - f) * node.prior[a] + f * eta[a];
         }
     }
 }

@@ -645,7 +645,7 @@ fn dirichlet_noise_comes_from_the_games_stream() {
     for a in 0..6 {
         let want = (1.0 - f) / 6.0 + f * eta[a] / sum;
         assert!((root.prior[a] as f64 - want).abs() < 1e-6, "{a}: {root:?}");
-        assert!((root.raw_prior[a] - 1.0 / 6.0).abs() < 1e-7);
+        assert!((b.tree(0).root_raw_prior()[a] - 1.0 / 6.0).abs() < 1e-7);
     }
     assert_eq!(b.rng(0), &stream);
 }

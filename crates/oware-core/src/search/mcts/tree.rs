@@ -22,27 +22,38 @@ pub enum NodeKind {
 }
 
 /// A node: a position and the statistics of its outgoing edges.
+///
+/// 128 bytes on a 64-byte boundary, so two cache lines, laid out for the batched
+/// search, whose thousands of trees live far outside the caches: the first line holds
+/// all that a backup reads and writes (the visits, the value sums and the mover, in
+/// `pos`), the second what only a descent reads besides (kind, value, children,
+/// priors). A descent reads both lines of a node, a backup one. The root's priors as
+/// the evaluator gave them (before root noise) are kept by its tree
+/// ([`SearchTree::root_raw_prior`]), not here: below the root they equal `prior`.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 pub struct Node {
-    /// The position at this node.
-    pub pos: Position,
-    /// Legal moves here (6-bit mask of actions); 0 at terminal nodes.
-    pub legal: u8,
-    /// Unexpanded, expanded or terminal.
-    pub kind: NodeKind,
-    /// The evaluator's value (or the exact result at terminal nodes), mover's view, [−1, 1].
-    pub value: f32,
-    /// Children by action; `NONE` (0) where not created yet.
-    pub children: [NodeId; 6],
-    /// Prior of each action (the search's, i.e. with root noise if any).
-    pub prior: [f32; 6],
-    /// Prior of each action as the evaluator gave it.
-    pub raw_prior: [f32; 6],
     /// Visits through each edge.
     pub n: [u32; 6],
     /// Sum of backed-up values through each edge, from this node's mover's view.
     pub w: [f32; 6],
+    /// The position at this node.
+    pub pos: Position,
+    /// Legal moves here (6-bit mask of actions); 0 at terminal nodes.
+    pub legal: u8,
+    /// The evaluator's value (or the exact result at terminal nodes), mover's view, [−1, 1].
+    pub value: f32,
+    /// Unexpanded, expanded or terminal.
+    pub kind: NodeKind,
+    /// Children by action; `NONE` (0) where not created yet.
+    pub children: [NodeId; 6],
+    /// Prior of each action (the search's, i.e. with root noise if any).
+    pub prior: [f32; 6],
 }
+
+// The layout above: a backup's fields in the first line, the node in two.
+const _: () = assert!(std::mem::size_of::<Node>() == 128);
+const _: () = assert!(std::mem::offset_of!(Node, legal) == 63);
 
 impl Node {
     fn new(pos: Position) -> Node {
@@ -53,7 +64,6 @@ impl Node {
             value: 0.0,
             children: [NONE; 6],
             prior: [0.0; 6],
-            raw_prior: [0.0; 6],
             n: [0; 6],
             w: [0.0; 6],
         }
@@ -150,6 +160,9 @@ pub struct SearchTree {
     spare: Vec<Node>,
     scratch: Vec<NodeId>,
     root: NodeId,
+    /// The root's priors as the evaluator gave them (its `prior` may carry root noise);
+    /// 0 until the root is evaluated.
+    root_raw: [f32; 6],
     capacity: usize,
 }
 
@@ -161,6 +174,7 @@ impl SearchTree {
             spare: Vec::with_capacity(capacity + 1),
             scratch: Vec::with_capacity(64),
             root: NONE,
+            root_raw: [0.0; 6],
             capacity: capacity.max(8),
         }
     }
@@ -172,6 +186,7 @@ impl SearchTree {
         self.nodes.push(Node::new(pos));
         self.nodes.push(Node::new(pos));
         self.root = 1;
+        self.root_raw = [0.0; 6];
     }
 
     /// The root's id.
@@ -198,6 +213,22 @@ impl SearchTree {
         if let Some(node) = self.nodes.get(id as usize) {
             crate::search::prefetch::prefetch(node);
         }
+    }
+
+    /// Asks for the first cache line of node `id`: all that a backup through it reads
+    /// and writes (see [`Node`]).
+    #[inline]
+    pub fn prefetch_stats(&self, id: NodeId) {
+        if let Some(node) = self.nodes.get(id as usize) {
+            crate::search::prefetch::prefetch(node as *const Node as *const [u8; 64]);
+        }
+    }
+
+    /// The root's priors as the evaluator gave them, without root noise (0 before the
+    /// root is evaluated).
+    #[inline]
+    pub fn root_raw_prior(&self) -> [f32; 6] {
+        self.root_raw
     }
 
     /// The root node.
@@ -284,7 +315,7 @@ impl SearchTree {
         let kept = (child != NONE)
             .then(|| &self.nodes[child as usize])
             .filter(|c| c.kind == NodeKind::Expanded && c.pos == new_pos)
-            .map(|c| (c.legal, c.raw_prior, c.value));
+            .map(|c| (c.legal, c.prior, c.value));
         self.reset(new_pos);
         self.prepare_root(rules);
         let Some((legal, raw_prior, value)) = kept else {
@@ -293,9 +324,9 @@ impl SearchTree {
         let r = &mut self.nodes[self.root as usize];
         debug_assert_eq!(r.legal, legal);
         r.kind = NodeKind::Expanded;
-        r.raw_prior = raw_prior;
         r.prior = raw_prior;
         r.value = value;
+        self.root_raw = raw_prior;
         true
     }
 
@@ -303,10 +334,12 @@ impl SearchTree {
     pub fn expand(&mut self, id: NodeId, e: &Evaluation) {
         let n = &mut self.nodes[id as usize];
         debug_assert_eq!(n.kind, NodeKind::Unexpanded);
-        n.raw_prior = legal_priors(n.legal, e);
-        n.prior = n.raw_prior;
+        n.prior = legal_priors(n.legal, e);
         n.value = e.value.clamp(-1.0, 1.0);
         n.kind = NodeKind::Expanded;
+        if id == self.root {
+            self.root_raw = n.prior;
+        }
     }
 
     /// Adds `value` (from the view of the mover at the leaf, whose side is taken from the
@@ -374,6 +407,8 @@ impl SearchTree {
         }
         self.spare = std::mem::replace(&mut self.nodes, copy);
         self.root = 1;
+        // Noise only ever touches the root's priors, so the child's are the evaluator's.
+        self.root_raw = self.nodes[1].prior;
         true
     }
 }
