@@ -648,34 +648,30 @@ impl CountGraph {
         }
     }
 
+    /// The game's solver over this count's graph.
+    fn cycles(&self) -> Cycles<'_> {
+        Cycles::new(
+            &self.rep,
+            &self.exit_lo,
+            &self.exit_hi,
+            &self.start,
+            &self.preds,
+        )
+    }
+
     /// Proven bounds `[low, high]` on the margin the mover of board `root` (rank, his
     /// view) can force with the positions `history` behind him: each `(rank, same)`, a
     /// board of this count and whether its mover is the root's. Each bound is the
     /// largest threshold A wins (binary search: a node A wins at `x` he wins below it),
     /// A being the root's mover for `low`, his opponent for `high`.
     pub fn bounds(&self, root: u32, history: &[(u32, bool)]) -> [i32; 2] {
-        let mut c = Cycles::new(
-            &self.rep,
-            &self.exit_lo,
-            &self.exit_hi,
-            &self.start,
-            &self.preds,
-        );
+        let mut c = self.cycles();
         let n = self.n as i32;
         let mut sink = vec![false; 2 * self.rep.len()];
         let mut largest = |c: &mut Cycles<'_>, at: usize, a_is_mover: bool| -> i32 {
             sinks(&mut sink, history, a_is_mover);
             // A wins everything at −n; find the largest x he wins at `at`.
-            let (mut lo, mut hi) = (-n, n);
-            while lo < hi {
-                let x = (lo + hi + 1) / 2;
-                if c.wins(x, Some(sink.as_slice()))[at] {
-                    lo = x;
-                } else {
-                    hi = x - 1;
-                }
-            }
-            lo
+            largest_won(c, &sink, at, -n, n)
         };
         let low = largest(&mut c, 2 * root as usize, true);
         let high = -largest(&mut c, 2 * root as usize + 1, false);
@@ -699,26 +695,12 @@ impl CountGraph {
         };
         let lo = history.iter().map(score).fold(no_history[0], i32::min);
         let hi = history.iter().map(score).fold(no_history[1], i32::max);
-        let mut c = Cycles::new(
-            &self.rep,
-            &self.exit_lo,
-            &self.exit_hi,
-            &self.start,
-            &self.preds,
-        );
+        let mut c = self.cycles();
         let mut sink = vec![false; 2 * self.rep.len()];
         let at = 2 * root as usize;
         // The largest threshold in [lo, hi] the mover wins (lo itself is proven).
         sinks(&mut sink, history, true);
-        let (mut low, mut top) = (lo, hi);
-        while low < top {
-            let x = (low + top + 1) / 2;
-            if c.wins(x, Some(sink.as_slice()))[at] {
-                low = x;
-            } else {
-                top = x - 1;
-            }
-        }
+        let low = largest_won(&mut c, &sink, at, lo, hi);
         if low == hi {
             return Some(low);
         }
@@ -727,6 +709,22 @@ impl CountGraph {
         sinks(&mut sink, history, false);
         c.wins(-low, Some(sink.as_slice()))[at + 1].then_some(low)
     }
+}
+
+/// The largest threshold in `[lo, hi]` that A wins at node `at` of the doubled graph
+/// with the history's nodes `sink` as ends, `lo` being one he is known to win (a node A
+/// wins at `x` he wins below it, so a binary search finds it).
+fn largest_won(c: &mut Cycles<'_>, sink: &[bool], at: usize, lo: i32, hi: i32) -> i32 {
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let x = (lo + hi + 1) / 2;
+        if c.wins(x, Some(sink))[at] {
+            lo = x;
+        } else {
+            hi = x - 1;
+        }
+    }
+    lo
 }
 
 /// Marks in `sink` (one flag a node of the doubled graph) the nodes of the positions
