@@ -6,13 +6,14 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, anyhow};
 use serde_json::json;
 
 use oware_app::engine::EngineSearcher;
 use oware_app::player::MctsSearcher;
 use oware_core::game::{Game, RuleSet};
 use oware_core::search::Limits;
+use oware_core::search::mcts::WorkSpan;
 use oware_net::net::{DeviceKind, NetEvaluator};
 
 /// Arguments of `oware bench engine`.
@@ -32,8 +33,9 @@ pub struct Args {
     movetime: u64,
     /// Short budgets to measure as well, in milliseconds (e.g. 1,10,100): `--searches`
     /// positions searched at each, from a new game, timed from the call to its answer.
-    /// Their fixed cost is the time a call took beyond its simulations at the marginal
-    /// rate between the two longest budgets.
+    /// Their fixed cost is the time the search's threads spent outside their batches:
+    /// from the call to each thread's first batch below the evaluated root, and from its
+    /// last batch to the answer (the mean over the threads).
     #[arg(long, value_delimiter = ',')]
     budgets: Vec<u64>,
     /// Searches at each short budget.
@@ -146,11 +148,63 @@ fn fresh_positions(rules: RuleSet, n: usize) -> Vec<Game> {
     out
 }
 
+/// What one short search cost outside its work, each part the mean over the threads:
+/// `wake` from the call until the thread entered the search (the calling thread: the
+/// tree's reset and the root's noise; a pool thread: its wake-up too), `wait` from
+/// there to its first batch below the evaluated root (the root's first evaluation,
+/// collisions in the young tree), `stop` from its last batch to the answer (a thread
+/// that ran no batch counts the rest of the call as `wait`).
+#[derive(Clone, Copy, Default)]
+struct Overhead {
+    wake: f64,
+    wait: f64,
+    stop: f64,
+}
+
+impl Overhead {
+    fn of(t0: Instant, t1: Instant, spans: &[WorkSpan]) -> Overhead {
+        let secs = |a: Instant, b: Instant| b.saturating_duration_since(a).as_secs_f64();
+        let mut o = Overhead::default();
+        for span in spans {
+            let entered = span.entered.unwrap_or(t1);
+            o.wake += secs(t0, entered);
+            match span.work {
+                Some((first, last)) => {
+                    o.wait += secs(entered, first);
+                    o.stop += secs(last, t1);
+                }
+                None => o.wait += secs(entered, t1),
+            }
+        }
+        o.scale(1.0 / spans.len().max(1) as f64)
+    }
+
+    fn add(&mut self, o: Overhead) {
+        self.wake += o.wake;
+        self.wait += o.wait;
+        self.stop += o.stop;
+    }
+
+    fn scale(self, k: f64) -> Overhead {
+        Overhead {
+            wake: k * self.wake,
+            wait: k * self.wait,
+            stop: k * self.stop,
+        }
+    }
+
+    fn total(&self) -> f64 {
+        self.wake + self.wait + self.stop
+    }
+}
+
 /// The short budgets of `a`, each over the same `a.searches` positions (a new game and
 /// an empty cache before each search, outside the timing): a line of `text` each, and
-/// their JSON. The fixed cost of a budget is its mean call's time beyond its simulations
-/// at the marginal rate between the two longest budgets (which a fixed cost does not
-/// change): what starting and stopping a search costs.
+/// their JSON. The fixed cost of a call is measured by the search's own timestamps
+/// ([`Overhead`]): the time its threads spent outside their batches. For comparison,
+/// `fixed_cost_by_rate_us` is the older estimate: the mean call's time beyond its
+/// simulations at the marginal rate between the two longest budgets (noisy: that rate
+/// varies by several percent between runs).
 fn short_budgets(
     s: &mut MctsSearcher,
     a: &Args,
@@ -160,10 +214,8 @@ fn short_budgets(
     let mut budgets = a.budgets.clone();
     budgets.sort_unstable();
     budgets.dedup();
-    match budgets.len() {
-        0 => return Ok(rows),
-        1 => bail!("--budgets: give two budgets or more (the two longest give the rate)"),
-        _ => {}
+    if budgets.is_empty() {
+        return Ok(rows);
     }
     let games = fresh_positions(RuleSet::abapa(), a.searches.max(1));
     let mut means = Vec::new();
@@ -172,32 +224,41 @@ fn short_budgets(
             movetime: Some(Duration::from_millis(ms)),
             ..Limits::default()
         };
-        let (mut sims, mut wall) = (0u64, 0.0f64);
+        let (mut sims, mut wall, mut over) = (0u64, 0.0f64, Overhead::default());
         for g in &games {
             s.new_game();
             let stop = AtomicBool::new(false);
             let t0 = Instant::now();
             let r = s.search(g, &limits, &stop, &mut |_| {});
-            wall += t0.elapsed().as_secs_f64();
+            let t1 = Instant::now();
+            wall += (t1 - t0).as_secs_f64();
             sims += r.nodes;
+            over.add(Overhead::of(t0, t1, &s.work_spans()));
         }
         let n = games.len() as f64;
-        means.push((sims as f64 / n, wall / n));
+        means.push((sims as f64 / n, wall / n, over.scale(1.0 / n)));
     }
     let k = means.len();
-    let ((s1, w1), (s2, w2)) = (means[k - 2], means[k - 1]);
-    let rate = (s2 - s1) / (w2 - w1);
-    for (&ms, &(sims, wall)) in budgets.iter().zip(&means) {
-        let fixed = wall - sims / rate;
+    let rate = (k >= 2).then(|| {
+        let ((s1, w1, _), (s2, w2, _)) = (means[k - 2], means[k - 1]);
+        (s2 - s1) / (w2 - w1)
+    });
+    for (&ms, &(sims, wall, over)) in budgets.iter().zip(&means) {
+        let fixed = over.total();
         text.push_str(&format!(
-            "    {ms:>4} ms: {sims:>8.0} simulations a search, {:>7.3} ms a call, fixed cost {:>5.0} us ({:.1}% of the budget)\n",
+            "    {ms:>4} ms: {sims:>8.0} simulations a search, {:>7.3} ms a call, fixed cost {:>5.1} us ({:.1}% of the budget: wake {:.1}, wait {:.1}, stop {:.1} us)\n",
             1e3 * wall,
             1e6 * fixed,
             100.0 * fixed / (ms as f64 / 1e3),
+            1e6 * over.wake,
+            1e6 * over.wait,
+            1e6 * over.stop,
         ));
         rows.push(json!({
             "budget_ms": ms, "searches": games.len(), "mean_simulations": sims,
-            "mean_call_ms": 1e3 * wall, "fixed_cost_us": 1e6 * fixed, "marginal_rate": rate,
+            "mean_call_ms": 1e3 * wall, "fixed_cost_us": 1e6 * fixed,
+            "wake_us": 1e6 * over.wake, "wait_us": 1e6 * over.wait, "stop_us": 1e6 * over.stop,
+            "fixed_cost_by_rate_us": rate.map(|r| 1e6 * (wall - sims / r)), "marginal_rate": rate,
         }));
     }
     Ok(rows)

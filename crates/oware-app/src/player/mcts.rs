@@ -238,6 +238,12 @@ impl MctsSearcher {
         self.cache.counts()
     }
 
+    /// Each search thread's times in the last search; see
+    /// [`oware_core::search::mcts::ParallelSearch::work_spans`].
+    pub fn work_spans(&self) -> Vec<oware_core::search::mcts::WorkSpan> {
+        self.search.work_spans().collect()
+    }
+
     /// The last search's counters (tree size, collisions, prunes, network calls).
     pub fn counters(&self) -> oware_core::search::mcts::TreeCounters {
         self.search.tree().counters()

@@ -23,7 +23,7 @@ pub mod tree;
 
 pub use batch::{BatchSearch, SearchLanes};
 pub use games::SearchedGames;
-pub use parallel::{ParallelSearch, SharedTree, TreeCounters};
+pub use parallel::{ParallelSearch, SharedTree, TreeCounters, WorkSpan};
 pub use root::{Pick, RootStats};
 pub use tree::{Leaf, Node, NodeId, NodeKind, SearchTree};
 

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering}
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
-use super::atomic::{AtomicTree, CLAIMED, NewChild, TERMINAL, UNEXPANDED};
+use super::atomic::{AtomicTree, CLAIMED, EXPANDED, NewChild, TERMINAL, UNEXPANDED};
 use super::batch::{most_visited_line, root_result};
 use super::pool::WorkerPool;
 use super::root::{Puct, RootState, Schedules, SearchRule, Start};
@@ -102,6 +102,19 @@ struct Worker {
     leaves: Vec<NodeId>,
     paths: Vec<Vec<(NodeId, u8)>>,
     out: Vec<Evaluation>,
+    /// This worker's times in the last search (`ParallelSearch::work_spans`).
+    span: WorkSpan,
+}
+
+/// One worker's times in a search: what it spent outside its batches is the search's
+/// fixed cost (`oware bench engine --budgets` reports it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkSpan {
+    /// When the worker began its part of the search (a pool thread: once woken).
+    pub entered: Option<Instant>,
+    /// When it began its first batch below the evaluated root, and ended its last
+    /// batch (None if it ran none).
+    pub work: Option<(Instant, Instant)>,
 }
 
 /// A game's tree searched by one worker per evaluator.
@@ -303,19 +316,23 @@ impl Worker {
             }
         }
         let _leave = Leave(&t.running);
-        let mut next_watch = Instant::now() + POLL;
+        let entered = Instant::now();
+        self.span = WorkSpan {
+            entered: Some(entered),
+            work: None,
+        };
+        let mut next_watch = entered + POLL;
         while !t.halt.load(Ordering::Relaxed) {
-            if t.deadline.is_some() || watch.is_some() {
-                let now = Instant::now();
-                if t.deadline.is_some_and(|d| now >= d) {
+            // One clock reading a batch (about 20 ns against a batch's tens of µs).
+            let now = Instant::now();
+            if t.deadline.is_some_and(|d| now >= d) {
+                break;
+            }
+            if let Some(w) = watch.as_mut().filter(|_| now >= next_watch) {
+                next_watch = now + POLL;
+                if !w(t) {
+                    t.halt.store(true, Ordering::Relaxed);
                     break;
-                }
-                if let Some(w) = watch.as_mut().filter(|_| now >= next_watch) {
-                    next_watch = now + POLL;
-                    if !w(t) {
-                        t.halt.store(true, Ordering::Relaxed);
-                        break;
-                    }
                 }
             }
             if t.prune_wanted.load(Ordering::Relaxed) {
@@ -323,9 +340,15 @@ impl Worker {
                 t.prune(batch.min(capacity / 4).max(1));
             }
             let tree = t.read();
+            // The root's own first evaluation is part of the start, not of the work.
+            let below_root = self.span.work.is_some() || tree.node(tree.root()).kind() == EXPANDED;
             let (n, more) = self.gather(t, &tree, batch);
             if n > 0 {
                 self.evaluate_and_backup(t, &tree, n);
+                if below_root {
+                    let first = self.span.work.map_or(now, |(first, _)| first);
+                    self.span.work = Some((first, Instant::now()));
+                }
             }
             drop(tree);
             if !more {
@@ -468,6 +491,7 @@ impl ParallelSearch {
                 leaves: Vec::with_capacity(batch),
                 paths: Vec::new(),
                 out: Vec::new(),
+                span: WorkSpan::default(),
             })
             .collect();
         ParallelSearch {
@@ -684,6 +708,13 @@ impl ParallelSearch {
         true
     }
 
+    /// Each worker's times in the last search (the calling thread's first). What a call
+    /// spends outside their batches (waking, the tree's reset, the root's first
+    /// evaluation, stopping) is the search's fixed cost.
+    pub fn work_spans(&self) -> impl Iterator<Item = WorkSpan> + '_ {
+        self.workers.iter().map(|w| w.span)
+    }
+
     /// The result of the last search.
     pub fn result(&self) -> RootStats {
         self.shared.result()
@@ -735,6 +766,60 @@ mod tests {
             assert!(Instant::now() >= soon);
             let done = s.tree().root_and_done().1;
             assert!(done > 0 && done < u32::MAX, "{threads} threads: {done}");
+        }
+    }
+
+    /// Uniform answers that note when each call ended and how many positions it had.
+    struct Noting(Arc<Mutex<Vec<(Instant, usize)>>>);
+
+    impl Evaluator for Noting {
+        fn evaluate(&mut self, r: RuleSet, p: &[Position], l: &[u8], out: &mut [Evaluation]) {
+            UniformEvaluator.evaluate(r, p, l, out);
+            self.0.lock().unwrap().push((Instant::now(), p.len()));
+        }
+
+        fn name(&self) -> String {
+            "noting".into()
+        }
+    }
+
+    #[test]
+    fn work_spans_begin_after_the_roots_evaluation_and_order_their_times() {
+        for threads in [1, 2] {
+            let calls = Arc::new(Mutex::new(Vec::new()));
+            let evs: Vec<Box<dyn Evaluator>> = (0..threads)
+                .map(|_| Box::new(Noting(calls.clone())) as Box<dyn Evaluator>)
+                .collect();
+            let cfg = MctsConfig::default().anytime(1, true);
+            let mut s = ParallelSearch::new(cfg, RuleSet::abapa(), evs, 8, 1 << 16, 7);
+            let t0 = Instant::now();
+            s.run(4_000, false, |_| true);
+            let t1 = Instant::now();
+            // The first call is the root's, alone; every worker's work begins after it.
+            let (root_done, n) = calls.lock().unwrap()[0];
+            assert_eq!(n, 1, "the root is evaluated alone");
+            let spans: Vec<WorkSpan> = s.work_spans().collect();
+            assert_eq!(spans.len(), threads);
+            let (entered, _) = (spans[0].entered.unwrap(), spans[0].work.unwrap());
+            assert!(t0 <= entered && entered <= root_done, "{spans:?}");
+            for w in &spans {
+                if let (Some(e), Some((b, x))) = (w.entered, w.work) {
+                    assert!(
+                        t0 <= e && root_done <= b && e <= b && b < x && x <= t1,
+                        "{w:?}"
+                    );
+                }
+            }
+            // Searched again from the evaluated root: the work starts with the first batch
+            // (one thread: with two, the other's call may come first).
+            if threads > 1 {
+                continue;
+            }
+            calls.lock().unwrap().clear();
+            s.run(1_000, false, |_| true);
+            let first_call = calls.lock().unwrap()[0].0;
+            let w = s.work_spans().next().unwrap();
+            assert!(w.work.unwrap().0 < first_call, "{w:?}");
         }
     }
 
