@@ -1,7 +1,8 @@
 #!/bin/sh
 # Small budgets (issue 59, item 4): what starting and stopping a search costs, before and
 # after a change of the search (first run: the deadline, e5a8e91, into budgets/; second:
-# the worker pool, db62fdd, into pool/). As first written, before and
+# the worker pool, db62fdd, into pool/; third: the fixed cost from the workers' own times
+# and the pool's threads kept awake after a job, into linger/). As first written, before and
 # after the search learned its deadline (commit e5a8e91). Two binaries that differ only in
 # the search: BEFORE, built from the commit before it with this commit's
 # src/cli/bench/engine.rs copied in (the --budgets measurement), and AFTER, this commit.
@@ -37,8 +38,9 @@ for round in 1 2; do
 import json, sys
 for e in json.load(open(sys.argv[1]))["engine"]:
     for b in e["budgets"]:
+        parts = "".join(f", {k[:-3]} {b[k]:5.1f}" for k in ("wake_us", "wait_us", "stop_us") if k in b)
         print(f"  {e['threads']} thread(s), {b['budget_ms']:>3} ms: {b['mean_simulations']:>7.0f} simulations, "
-              f"{b['mean_call_ms']:7.3f} ms a call, fixed cost {b['fixed_cost_us']:5.0f} us")
+              f"{b['mean_call_ms']:7.3f} ms a call, fixed cost {b['fixed_cost_us']:5.1f} us{parts}")
 EOF
   done
 done

@@ -1,6 +1,7 @@
 //! `WorkerPool`: threads kept between searches. Spawning a thread cost 60–100 µs at the
 //! start of every search (a tenth of a 1 ms `go movetime 1`); waking one that sleeps on a
-//! condition variable costs a few microseconds, and the calling thread works meanwhile.
+//! condition variable cost about 110 µs on a KVM guest, so a thread stays awake a while
+//! after its job ([`LINGER`]) before it sleeps; the calling thread works meanwhile.
 //!
 //! [`WorkerPool::scope`] lends the pool's threads borrowed data, as `std::thread::scope`
 //! does: it returns only once every thread has finished with it, on a panic too.
@@ -41,6 +42,8 @@ struct Slot {
     done: Condvar,
     /// The job's panic, for the caller to resume.
     panic: Mutex<Option<Box<dyn Any + Send>>>,
+    /// Set with `Task::Quit`, so that a lingering thread quits at once.
+    quit: AtomicBool,
 }
 
 /// Threads that run the jobs of [`WorkerPool::scope`], asleep between scopes.
@@ -86,6 +89,7 @@ impl WorkerPool {
                     busy: AtomicBool::new(false),
                     done: Condvar::new(),
                     panic: Mutex::new(None),
+                    quit: AtomicBool::new(false),
                 })
             })
             .collect();
@@ -119,12 +123,16 @@ impl WorkerPool {
         };
         let slots = &self.slots[..items.len()];
         for (index, slot) in slots.iter().enumerate() {
-            slot.busy.store(true, Ordering::Release);
-            *lock(&slot.task) = Task::Run(Job {
+            let mut task = lock(&slot.task);
+            *task = Task::Run(Job {
                 call: call::<T, F>,
                 ctx: &ctx as *const Ctx<'_, T, F> as *const (),
                 index,
             });
+            // Set under the lock, after the job: a lingering thread that sees `busy`
+            // finds the job, and cannot have finished it before `busy` was set.
+            slot.busy.store(true, Ordering::Release);
+            drop(task);
             slot.wake.notify_one();
         }
         // Waits for the jobs even if `main` panics: they borrow `ctx` and `items`.
@@ -148,6 +156,26 @@ impl WorkerPool {
     }
 }
 
+/// After a job, a pool thread stays awake this long (yielding) before it sleeps on its
+/// condition variable. Waking a sleeping thread took about 110 µs on a 2-vCPU KVM guest
+/// (from the call to the thread's first instruction, `oware bench engine --budgets`), a
+/// tenth of a 1 ms search; searches in quick succession (fast games, the app's analysis,
+/// a match's alternating engines) find the thread awake. Yielding hands the core to
+/// any other runnable thread meanwhile. Intel's OpenMP runtime waits 200 ms this way by
+/// default; 10 ms covered every gap between the benchmark's searches.
+const LINGER: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Spins (yielding) until `slot` is handed a job or told to quit, at most [`LINGER`].
+fn linger(slot: &Slot) {
+    let until = std::time::Instant::now() + LINGER;
+    while !slot.busy.load(Ordering::Acquire)
+        && !slot.quit.load(Ordering::Acquire)
+        && std::time::Instant::now() < until
+    {
+        std::thread::yield_now();
+    }
+}
+
 /// Waits until `slot`'s job has returned: spinning first, then asleep.
 fn wait(slot: &Slot) {
     let start = std::time::Instant::now();
@@ -166,6 +194,7 @@ fn wait(slot: &Slot) {
 /// A pool thread: runs the jobs of its slot until told to quit.
 fn serve(slot: &Slot) {
     loop {
+        linger(slot);
         let job = {
             let mut task = lock(&slot.task);
             loop {
@@ -193,6 +222,7 @@ impl Drop for WorkerPool {
     fn drop(&mut self) {
         for slot in &self.slots {
             *lock(&slot.task) = Task::Quit;
+            slot.quit.store(true, Ordering::Release);
             slot.wake.notify_one();
         }
         for t in self.threads.drain(..) {
