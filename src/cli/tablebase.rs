@@ -664,7 +664,7 @@ fn components(a: ComponentsArgs) -> Result<()> {
     }
     for n in a.min_seeds..=tb.max_seeds() {
         let t0 = Instant::now();
-        let c = tb.components(n);
+        let c = tablebase::build::count_components(tb.rules(), n);
         let census = census(&tb, n, &c);
         let seconds = t0.elapsed().as_secs_f64();
         let largest = c.sizes.iter().copied().max().unwrap_or(0);

@@ -28,17 +28,6 @@
 //! 4. **Only the history play can reach again matters.** Before its first capture a
 //!    line from the root meets only positions that non-capturing moves reach from it;
 //!    where there are few enough to list, the history's other positions are dropped.
-//! 5. **Only the history inside the position's component matters.** A position of the
-//!    segment behind `Y` reaches `Y`; if `Y` reaches it too they share a strongly
-//!    connected component of the count's non-capturing moves, and if not it can never
-//!    recur. So fact 2 widens `V0`'s bounds only by the scores of the segment's
-//!    positions in `Y`'s component, and where there are none `Y` is worth `V0(Y)`
-//!    exactly (an exact entry ends the search there). A line never comes back to a
-//!    component it left, so those positions are the segment's last ones, and each step
-//!    keeps the scores since its line entered its component. The components of a count
-//!    ([`super::Tablebase::components`]) are used where they cost no more than the
-//!    count's game does in the prover: up to 8 seeds, and above where the count's
-//!    boards are at most the node limit.
 //!
 //! Each search is alpha-beta with fail-soft bounds inside MTD(f) null windows from the
 //! table's value as the first guess; positions on the line since the last capture are
@@ -48,12 +37,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use std::sync::Arc;
-
 use super::Tablebase;
 use super::build::mover_pits;
-use super::index::{boards_with, rank};
-use super::scc::Components;
 use super::solve::Unsolved;
 use crate::game::{Leftover, Position, RuleSet, Side};
 
@@ -65,13 +50,6 @@ const REACH_CAP: u64 = 100_000;
 
 /// No repetition of an earlier position entered a result.
 const FREE: u32 = u32::MAX;
-
-/// The component of a position whose count's components are not used: every position
-/// of a segment then counts as in the same one.
-const ANY: u32 = u32::MAX;
-
-/// Counts whose components are used whatever the node limit (fact 5).
-const COMPONENT_SEEDS: usize = 8;
 
 /// A hash for position keys (12 pit bytes and a side): the two halves mixed by one
 /// multiplication. The keys are exact, so a weak hash costs time, never a wrong answer.
@@ -117,11 +95,8 @@ struct Step {
     /// The line index the key had in `on_line` before this step (a capture starts a
     /// new segment, in which the same position may occur again).
     prev: Option<u32>,
-    /// Its strongly connected component ([`ANY`] where not known).
-    comp: u32,
-    /// Lowest and highest South-row-minus-North-row over the segment's positions in
-    /// its component up to here: what a repetition at those positions can give South
-    /// (0 when the seeds are split).
+    /// Lowest and highest South-row-minus-North-row over the segment up to here: what
+    /// a repetition at those positions can give South (0 when the seeds are split).
     rep: [i32; 2],
 }
 
@@ -140,8 +115,6 @@ pub struct HistorySearch<'a> {
     /// finds them.
     reached: KeyMap<()>,
     queue: Vec<Position>,
-    /// Each count's components (fact 5): `None` until first asked, then whether used.
-    components: Vec<Option<Option<Arc<Components>>>>,
     nodes: u64,
     limit: u64,
     max_line: usize,
@@ -173,7 +146,6 @@ impl<'a> HistorySearch<'a> {
             learned: KeyMap::default(),
             reached: KeyMap::default(),
             queue: Vec::new(),
-            components: vec![None; tb.max_seeds() + 1],
             nodes: 0,
             limit: node_limit,
             max_line: 20_000,
@@ -211,8 +183,7 @@ impl<'a> HistorySearch<'a> {
             let mut h = *h;
             h.stores = [0, 0];
             if !reach || self.reached.contains_key(&key(&h)) {
-                let c = self.component(&h);
-                self.push(&h, c);
+                self.push(&h);
             }
         }
         // MTD(f): null windows from the guess until the bounds meet.
@@ -281,49 +252,20 @@ impl<'a> HistorySearch<'a> {
         }
     }
 
-    /// The component of `p` (fact 5), or [`ANY`] where its count's are not used.
+    /// Puts `p` on the line (at index `line.len()`).
     #[inline]
-    fn component(&mut self, p: &Position) -> u32 {
-        let n = p.board_seeds() as usize;
-        let Some(slot) = self.components.get_mut(n) else {
-            return ANY;
-        };
-        let used = slot.get_or_insert_with(|| {
-            (n <= COMPONENT_SEEDS || boards_with(n) <= self.limit).then(|| self.tb.components(n))
-        });
-        match used {
-            Some(c) => c.of[2 * rank(&mover_pits(p)) as usize + p.side.index()],
-            None => ANY,
-        }
-    }
-
-    /// The last position of the segment if it shares component `comp`: the
-    /// segment's positions play can still repeat from a position there are its last
-    /// ones in that component (fact 5).
-    #[inline]
-    fn segment_in(&self, comp: u32) -> Option<&Step> {
-        (self.line.len() > self.base)
-            .then(|| &self.line[self.line.len() - 1])
-            .filter(|s| s.comp == comp)
-    }
-
-    /// Puts `p`, of component `comp`, on the line (at index `line.len()`).
-    #[inline]
-    fn push(&mut self, p: &Position, comp: u32) {
+    fn push(&mut self, p: &Position) {
         let k = key(p);
         let i = self.line.len() as u32;
         let r = self.south_rep(p);
-        let rep = match self.segment_in(comp) {
-            Some(s) => [s.rep[0].min(r), s.rep[1].max(r)],
-            None => [r, r],
+        let rep = if self.line.len() > self.base {
+            let [lo, hi] = self.line[self.line.len() - 1].rep;
+            [lo.min(r), hi.max(r)]
+        } else {
+            [r, r]
         };
         let prev = self.on_line.insert(k, i);
-        self.line.push(Step {
-            key: k,
-            prev,
-            comp,
-            rep,
-        });
+        self.line.push(Step { key: k, prev, rep });
     }
 
     /// Takes the last position off the line.
@@ -387,17 +329,14 @@ impl<'a> HistorySearch<'a> {
             let v = (o.halves[me.index()] as i32 - o.halves[1 - me.index()] as i32) / 2;
             return Ok((v, FREE));
         }
-        // Fact 2: bounds from V0 and from what a repetition of the segment can give;
-        // fact 5: only of its positions in p's component.
+        // Fact 2: bounds from V0 and from what a repetition of the segment can give.
         let (l0, h0) = self.v0(p);
-        let comp = self.component(p);
-        let (lo, hi) = match self.segment_in(comp) {
-            Some(s) => {
-                let [a, b] = s.rep;
-                let (mn, mx) = if me == Side::South { (a, b) } else { (-b, -a) };
-                (l0.min(mn), h0.max(mx))
-            }
-            None => (l0, h0),
+        let (lo, hi) = if self.line.len() > self.base {
+            let [a, b] = self.line[self.line.len() - 1].rep;
+            let (mn, mx) = if me == Side::South { (a, b) } else { (-b, -a) };
+            (l0.min(mn), h0.max(mx))
+        } else {
+            (l0, h0)
         };
         if lo >= beta || lo == hi {
             return Ok((lo, FREE));
@@ -409,7 +348,7 @@ impl<'a> HistorySearch<'a> {
         let beta = beta.min(hi);
         let (alpha0, beta0) = (alpha, beta);
         let here = self.line.len() as u32;
-        self.push(p, comp);
+        self.push(p);
         // The moves, best first by the table's values (a guess that only orders them).
         let mut kids = [Child {
             score: i32::MIN,

@@ -190,9 +190,6 @@ pub struct Tablebase {
     /// The graphs of the counts whose games the provers have played, built once for
     /// every prover of these tables (a `serve` request, a `probe --fens` line).
     graphs: Mutex<HashMap<usize, Arc<build::CountGraph>>>,
-    /// The strongly connected components of the counts the history searches have
-    /// used, built once for every later search.
-    components: Mutex<HashMap<usize, Arc<scc::Components>>>,
 }
 
 impl std::fmt::Debug for Tablebase {
@@ -233,7 +230,6 @@ impl Tablebase {
             stored_bounds,
             narrowed: m.prove_cycles,
             graphs: Mutex::default(),
-            components: Mutex::default(),
         })
     }
 
@@ -265,7 +261,6 @@ impl Tablebase {
             stored_bounds: true,
             narrowed: 0,
             graphs: Mutex::default(),
-            components: Mutex::default(),
         }
     }
 
@@ -290,16 +285,6 @@ impl Tablebase {
                     &self.bounds[..n],
                 ))
             })
-            .clone()
-    }
-
-    /// The strongly connected components of count `n`'s positions under non-capturing
-    /// moves ([`build::count_components`]), built on first use and kept (2.7 M
-    /// positions, 11 MB, at 12 seeds). They depend on the rules alone.
-    pub fn components(&self, n: usize) -> Arc<scc::Components> {
-        let mut all = self.components.lock().unwrap_or_else(|e| e.into_inner());
-        all.entry(n)
-            .or_insert_with(|| Arc::new(build::count_components(self.rules, n)))
             .clone()
     }
 
