@@ -717,14 +717,14 @@ fn census(tb: &Tablebase, n: usize, c: &tablebase::scc::Components) -> [[u64; 7]
             ..board(v / 2)
         };
         let proven = tb.move_proven(&p).expect("n is in the tables");
-        for act in 0..6 {
+        for (act, &proven) in proven.iter().enumerate() {
             if p.legal_moves(tb.rules()) & (1 << act) == 0 {
                 continue;
             }
             let mut q = p;
             q.apply(tb.rules(), act);
             let inside = q.board_seeds() as usize == n && c.of[node(&q)] == c.of[v];
-            if !inside && !proven[act] {
+            if !inside && !proven {
                 open_exit[c.of[v] as usize] = true;
             }
         }

@@ -914,9 +914,10 @@ fn the_history_outside_a_positions_component_never_changes_its_value() {
                     .iter()
                     .flat_map(|l| {
                         let last = *l.last().unwrap();
-                        quiet_moves(rules, &last).into_iter().filter_map(move |q| {
-                            (!l.contains(&q)).then(|| [l.clone(), vec![q]].concat())
-                        })
+                        quiet_moves(rules, &last)
+                            .into_iter()
+                            .filter(|q| !l.contains(q))
+                            .map(|q| [l.clone(), vec![q]].concat())
                     })
                     .collect();
                 for l in &lines {
