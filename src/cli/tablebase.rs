@@ -40,6 +40,25 @@ pub enum Tb {
     /// the entry's bounds (a disagreement fails the command); how often the stored
     /// repetition score happens to be right is reported too.
     Verify(VerifyArgs),
+    /// Count the strongly connected components of each seed count's non-capturing
+    /// moves, and where the inexact entries sit: the history outside a position's
+    /// component cannot change its value (docs/tablebase.md, "Components of a count"),
+    /// so a small component can be solved with every history it can hold.
+    Components(ComponentsArgs),
+}
+
+/// Arguments of `oware tablebase components`.
+#[derive(clap::Args, Debug)]
+pub struct ComponentsArgs {
+    /// Directory of the tables.
+    #[arg(long)]
+    tb: PathBuf,
+    /// The smallest seed count to count (every count up to the tables' largest).
+    #[arg(long, default_value_t = 1)]
+    min_seeds: usize,
+    /// Print one JSON object a seed count instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Arguments of `oware tablebase build`.
@@ -151,6 +170,7 @@ pub fn run(t: Tb) -> Result<()> {
         Tb::Build(a) => build(a),
         Tb::Probe(a) => probe(a),
         Tb::Verify(a) => verify(a),
+        Tb::Components(a) => components(a),
     }
 }
 
@@ -627,4 +647,101 @@ impl ProofCheck {
             }
         }
     }
+}
+
+/// The largest component size of each bucket of `oware tablebase components` (the last
+/// bucket holds the rest).
+const BUCKETS: [u32; 6] = [1, 8, 16, 24, 32, 1024];
+
+fn components(a: ComponentsArgs) -> Result<()> {
+    let tb = Tablebase::open(&a.tb)?;
+    if a.min_seeds == 0 || a.min_seeds > tb.max_seeds() {
+        bail!(
+            "--min-seeds {}: expected 1 to {}",
+            a.min_seeds,
+            tb.max_seeds()
+        );
+    }
+    for n in a.min_seeds..=tb.max_seeds() {
+        let t0 = Instant::now();
+        let c = tablebase::build::count_components(tb.rules(), n);
+        let census = census(&tb, n, &c);
+        let seconds = t0.elapsed().as_secs_f64();
+        let largest = c.sizes.iter().copied().max().unwrap_or(0);
+        if a.json {
+            let v = serde_json::json!({
+                "seeds": n,
+                "positions": c.of.len(),
+                "components": c.sizes.len(),
+                "largest": largest,
+                "bucket_max": BUCKETS,
+                "boards": census[0],
+                "inexact": census[1],
+                "inexact_exits_exact": census[2],
+                "seconds": seconds,
+            });
+            println!("{v}");
+        } else {
+            println!(
+                "{n} seeds: {} positions in {} components (largest {largest}); by the size of \
+                 their component (up to {BUCKETS:?}, more): boards {:?}, inexact {:?}, \
+                 inexact with every exit exact {:?} ({seconds:.2} s)",
+                c.of.len(),
+                c.sizes.len(),
+                census[0],
+                census[1],
+                census[2]
+            );
+        }
+    }
+    Ok(())
+}
+
+/// For the boards of `n` seeds (South to move: node `2k` of `c`), counts by the size of
+/// their component ([`BUCKETS`]): all of them, the inexact ones, and the inexact ones in
+/// a component whose every move out of it leads to an exact entry (a capture's smaller
+/// board, or a board of another component): those a search over the component alone
+/// would settle.
+fn census(tb: &Tablebase, n: usize, c: &tablebase::scc::Components) -> [[u64; 7]; 3] {
+    let node = |p: &Position| 2 * index::rank(&tablebase::mover_pits(p)) as usize + p.side.index();
+    let board = |k: usize| Position {
+        pits: index::unrank(n, k as u64),
+        stores: [0, 0],
+        side: Side::South,
+    };
+    // Whether some move out of each component leads to an inexact entry.
+    let mut open_exit = vec![false; c.sizes.len()];
+    for v in 0..c.of.len() {
+        let p = Position {
+            side: Side::from_index(v % 2),
+            ..board(v / 2)
+        };
+        let proven = tb.move_proven(&p).expect("n is in the tables");
+        for (act, &proven) in proven.iter().enumerate() {
+            if p.legal_moves(tb.rules()) & (1 << act) == 0 {
+                continue;
+            }
+            let mut q = p;
+            q.apply(tb.rules(), act);
+            let inside = q.board_seeds() as usize == n && c.of[node(&q)] == c.of[v];
+            if !inside && !proven {
+                open_exit[c.of[v] as usize] = true;
+            }
+        }
+    }
+    let mut out = [[0u64; 7]; 3];
+    for k in 0..c.of.len() / 2 {
+        let size = c.size_of(2 * k);
+        let b = BUCKETS
+            .iter()
+            .position(|&m| size <= m)
+            .unwrap_or(BUCKETS.len());
+        let exact = tb.value(&board(k)).expect("n is in the tables").1;
+        out[0][b] += 1;
+        if !exact {
+            out[1][b] += 1;
+            out[2][b] += !open_exit[c.of[2 * k] as usize] as u64;
+        }
+    }
+    out
 }

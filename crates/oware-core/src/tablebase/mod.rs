@@ -47,6 +47,7 @@ pub mod file;
 pub mod history_search;
 pub mod index;
 pub mod prove;
+pub mod scc;
 pub mod solve;
 
 use std::collections::HashMap;

@@ -816,3 +816,153 @@ fn bounds_of_the_repetition_rule_with_a_history_hold_against_brute_force() {
         );
     }
 }
+
+/// The positions one non-capturing move leads to from `p` (stores unchanged).
+fn quiet_moves(rules: RuleSet, p: &Position) -> Vec<Position> {
+    (0..6)
+        .filter(|&a| p.legal_moves(rules) & (1 << a) != 0)
+        .map(|a| {
+            let mut q = *p;
+            q.apply(rules, a);
+            q
+        })
+        .filter(|q| q.board_seeds() == p.board_seeds() && q.stores == p.stores)
+        .collect()
+}
+
+/// The node of `p` in [`build::count_components`]' numbering.
+fn node(p: &Position) -> usize {
+    2 * index::rank(&mover_pits(p)) as usize + p.side.index()
+}
+
+#[test]
+fn components_are_the_positions_that_reach_each_other() {
+    // Against the definition, by another road: the positions each one reaches by
+    // non-capturing moves, found by a search over the game's own moves (not the
+    // graph's predecessor lists), on every count up to 4 seeds under each rule set;
+    // two positions share a component exactly when each reaches the other.
+    for preset in Preset::ALL {
+        let rules = RuleSet::from_preset(preset);
+        for n in 1..=4 {
+            let c = build::count_components(rules, n);
+            let all: Vec<Position> = boards(n)
+                .flat_map(|p| {
+                    [
+                        p,
+                        Position {
+                            side: Side::North,
+                            ..p
+                        },
+                    ]
+                })
+                .collect();
+            let nodes = c.of.len();
+            assert_eq!(all.len(), nodes);
+            let mut reach = vec![vec![false; nodes]; nodes];
+            for p in &all {
+                let (row, mut todo) = (&mut reach[node(p)], vec![*p]);
+                row[node(p)] = true;
+                while let Some(q) = todo.pop() {
+                    for r in quiet_moves(rules, &q) {
+                        if !std::mem::replace(&mut row[node(&r)], true) {
+                            todo.push(r);
+                        }
+                    }
+                }
+            }
+            let mut joined = 0;
+            for u in 0..nodes {
+                for v in 0..nodes {
+                    let both = reach[u][v] && reach[v][u];
+                    assert_eq!(
+                        c.of[u] == c.of[v],
+                        both,
+                        "{} {n} seeds: {u} {v}",
+                        preset.name()
+                    );
+                    joined += (both && u != v) as u64;
+                }
+            }
+            assert!(
+                n < 2 || joined > 0,
+                "{} {n}: no cycle at all",
+                preset.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_history_outside_a_positions_component_never_changes_its_value() {
+    // The lemma of docs/tablebase.md's "Components of a count", by the brute force alone:
+    // every line of up to three non-capturing moves from every board of up to 4 seeds,
+    // under each rule set; the position it ends on is worth the same with the line
+    // behind it as with only the line's positions in its component. Not vacuous: the
+    // history outside is often there, and under the own-row rules dropping a history
+    // that lies inside the component does change values.
+    for preset in Preset::ALL {
+        let rules = RuleSet::from_preset(preset);
+        let mut solver = Solver::new(rules, 50_000);
+        let own_row = rules.repetition == crate::game::Leftover::OwnRow;
+        let (mut compared, mut inside_matters) = (0u64, 0u64);
+        for n in 2..=4 {
+            let c = build::count_components(rules, n);
+            let comp = |p: &Position| c.of[node(p)];
+            let mut lines: Vec<Vec<Position>> = boards(n).map(|p| vec![p]).collect();
+            for _ in 0..3 {
+                lines = lines
+                    .iter()
+                    .flat_map(|l| {
+                        let last = *l.last().unwrap();
+                        quiet_moves(rules, &last)
+                            .into_iter()
+                            .filter(|q| !l.contains(q))
+                            .map(|q| [l.clone(), vec![q]].concat())
+                    })
+                    .collect();
+                for l in &lines {
+                    let (root, h) = l.split_last().unwrap();
+                    if root.legal_moves(rules) == 0 {
+                        continue;
+                    }
+                    let inside: Vec<Position> = h
+                        .iter()
+                        .copied()
+                        .filter(|x| comp(x) == comp(root))
+                        .collect();
+                    if inside.len() == h.len() {
+                        // The history inside does matter (a few found are enough).
+                        if own_row
+                            && inside_matters < 20
+                            && let (Ok(full), Ok(v)) =
+                                (solver.solve(root, h), solver.solve(root, &[]))
+                        {
+                            inside_matters += (v != full) as u64;
+                        }
+                        continue;
+                    }
+                    let Ok(full) = solver.solve(root, h) else {
+                        continue;
+                    };
+                    if let Ok(v) = solver.solve(root, &inside) {
+                        compared += 1;
+                        assert_eq!(v, full, "{} {root} after {h:?}", preset.name());
+                    }
+                }
+            }
+        }
+        println!(
+            "{}: {compared} histories with positions outside the component compared, \
+             {inside_matters} values changed by dropping a history all inside",
+            preset.name()
+        );
+        assert!(compared > 1_000, "{}: {compared}", preset.name());
+        if own_row {
+            assert!(
+                inside_matters > 0,
+                "{}: the test could not fail",
+                preset.name()
+            );
+        }
+    }
+}
