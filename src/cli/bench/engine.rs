@@ -41,6 +41,11 @@ pub struct Args {
     /// Searches at each short budget.
     #[arg(long, default_value_t = 200)]
     searches: usize,
+    /// Milliseconds to wait before each short search (outside its timing): with more
+    /// than the pool's 10 ms linger its threads are asleep when a search starts, as
+    /// after a pause in a GUI.
+    #[arg(long, default_value_t = 0)]
+    gap_ms: u64,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -227,6 +232,9 @@ fn short_budgets(
         let (mut sims, mut wall, mut over) = (0u64, 0.0f64, Overhead::default());
         for g in &games {
             s.new_game();
+            if a.gap_ms > 0 {
+                std::thread::sleep(Duration::from_millis(a.gap_ms));
+            }
             let stop = AtomicBool::new(false);
             let t0 = Instant::now();
             let r = s.search(g, &limits, &stop, &mut |_| {});
@@ -255,7 +263,7 @@ fn short_budgets(
             1e6 * over.stop,
         ));
         rows.push(json!({
-            "budget_ms": ms, "searches": games.len(), "mean_simulations": sims,
+            "budget_ms": ms, "searches": games.len(), "gap_ms": a.gap_ms, "mean_simulations": sims,
             "mean_call_ms": 1e3 * wall, "fixed_cost_us": 1e6 * fixed,
             "wake_us": 1e6 * over.wake, "wait_us": 1e6 * over.wait, "stop_us": 1e6 * over.stop,
             "fixed_cost_by_rate_us": rate.map(|r| 1e6 * (wall - sims / r)), "marginal_rate": rate,
