@@ -730,17 +730,7 @@ fn bounds_of_the_repetition_rule_with_a_history_hold_against_brute_force() {
             std::array::from_fn(|a| mv[a].unwrap_or(i32::MIN / 2))
         };
         let mut solver = Solver::new(rules, 20_000).with_order(&order);
-        let quiet = |p: &Position| -> Vec<Position> {
-            (0..6)
-                .filter(|&a| p.legal_moves(rules) & (1 << a) != 0)
-                .map(|a| {
-                    let mut q = *p;
-                    q.apply(rules, a);
-                    q
-                })
-                .filter(|q| q.board_seeds() == p.board_seeds() && q.stores == p.stores)
-                .collect()
-        };
+        let quiet = |p: &Position| quiet_moves(rules, p);
         let (mut compared, mut met, mut met_with_history) = (0u64, 0u64, 0u64);
         let (mut valued, mut valued_compared) = (0u64, 0u64);
         for n in 1..=4 {
