@@ -71,6 +71,13 @@ pub struct Manifest {
     /// `prove_nodes` (`--prove-nodes-at`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prove_nodes_at: Vec<(usize, u64)>,
+    /// Boards of at most this many seeds still open were then searched by the
+    /// repetition rule's game (`--game-seeds`; 0: none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub prove_games: usize,
+    /// Work units of each of those searches (`--game-work`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub prove_game_work: u64,
 }
 
 fn is_zero<T: Default + PartialEq>(x: &T) -> bool {
@@ -117,6 +124,8 @@ impl Manifest {
             prove_nodes: 0,
             prove_cycles: 0,
             prove_nodes_at: Vec::new(),
+            prove_games: 0,
+            prove_game_work: 0,
         }
     }
 
@@ -127,6 +136,8 @@ impl Manifest {
             nodes: self.prove_nodes,
             cycles: self.prove_cycles,
             nodes_at: self.prove_nodes_at.clone(),
+            games: self.prove_games,
+            game_work: self.prove_game_work,
         }
     }
 
@@ -136,6 +147,8 @@ impl Manifest {
         self.prove_nodes = proving.nodes;
         self.prove_cycles = proving.cycles;
         self.prove_nodes_at = proving.nodes_at.clone();
+        self.prove_games = proving.games;
+        self.prove_game_work = proving.game_work;
     }
 
     /// Reads and checks `dir/manifest.json`; `Ok(None)` if there is none.
