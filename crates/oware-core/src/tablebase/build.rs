@@ -423,6 +423,9 @@ struct Cycles<'g> {
     in_r: Vec<bool>,
     cnt: Vec<u32>,
     queue: Vec<usize>,
+    /// Rounds of the Büchi loop before a game stops with what A has won so far (each
+    /// round only adds nodes A wins, so that is a proof too, only weaker).
+    max_rounds: usize,
 }
 
 impl<'g> Cycles<'g> {
@@ -449,6 +452,7 @@ impl<'g> Cycles<'g> {
             in_r: vec![false; 2 * total],
             cnt: vec![0; 2 * total],
             queue: Vec::new(),
+            max_rounds: usize::MAX,
         }
     }
 
@@ -483,7 +487,7 @@ impl<'g> Cycles<'g> {
         let nodes = self.win_a.len();
         let is_sink = |v: usize| sink.is_some_and(|s| s[v]);
         self.win_a.iter_mut().for_each(|w| *w = false);
-        loop {
+        for _ in 0..self.max_rounds {
             // B's attractor, inside what A has not won, to the nodes scored below x
             // and the exits bad for A.
             self.queue.clear();
@@ -585,6 +589,11 @@ impl<'g> Cycles<'g> {
     }
 }
 
+/// Rounds of each of the prover's games over a count ([`Cycles::max_rounds`]): a game
+/// with a history over the 2.7 M positions of 12 seeds can take hundreds of rounds of
+/// about 0.1 s (the build's games run to the end).
+const PROVER_ROUNDS: usize = 24;
+
 /// One count's graph of non-capturing moves with its exits valued by the smaller
 /// tables' bounds, for bounds on the value of a position **with a history**: the
 /// repetition rule's bounds of [`cycle_bounds`], the history's positions ending the
@@ -652,13 +661,15 @@ impl CountGraph {
 
     /// The game's solver over this count's graph.
     fn cycles(&self) -> Cycles<'_> {
-        Cycles::new(
+        let mut c = Cycles::new(
             &self.rep,
             &self.exit_lo,
             &self.exit_hi,
             &self.start,
             &self.preds,
-        )
+        );
+        c.max_rounds = PROVER_ROUNDS;
+        c
     }
 
     /// Proven bounds `[low, high]` on the margin the mover of board `root` (rank, his

@@ -236,7 +236,7 @@ impl<'g> KnotSearch<'g> {
     /// A's repetition score at node `v`.
     fn rep_a(&self, v: u32) -> i32 {
         let r = self.g.rep[(v / 2) as usize] as i32;
-        if v % 2 == 0 { r } else { -r }
+        if v.is_multiple_of(2) { r } else { -r }
     }
 
     /// What reaching node `v` again is worth: the game ends there by repetition.
@@ -250,7 +250,7 @@ impl<'g> KnotSearch<'g> {
         let (lo, hi) = (self.g.exit_lo[k], self.g.exit_hi[k]);
         if lo == NONE {
             None
-        } else if v % 2 == 0 {
+        } else if v.is_multiple_of(2) {
             Some((lo as i32, hi as i32))
         } else {
             Some((-(hi as i32), -(lo as i32)))
@@ -302,7 +302,7 @@ impl<'g> KnotSearch<'g> {
         if a || b {
             return Some(a);
         }
-        let mine = v % 2 == 0;
+        let mine = v.is_multiple_of(2);
         // An exit that may, but need not, win for the mover leaves the node open
         // unless a move wins (one that surely wins decided it above).
         let mut unknown = self
@@ -450,7 +450,7 @@ impl<'g> KnotSearch<'g> {
         info.clear();
         info.extend((0..m).map(|i| {
             let u = self.region.ids[i];
-            let p_moves = (u % 2 == 0) == for_a;
+            let p_moves = u.is_multiple_of(2) == for_a;
             let good = (self.rep_a(u) >= x) == for_a;
             // A move beyond the region counts against the side solved.
             let (for_p, against_p) = if for_a {
