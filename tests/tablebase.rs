@@ -77,9 +77,10 @@ fn probe_never_states_a_repetition_score_as_the_value() {
     assert!(text.contains("lost with best play"), "{text}");
 
     // A board the build left inexact: the entry is a repetition score inside bounds
-    // that do not decide the outcome (stores 21–23: a draw at the low bound, a win at
-    // the high one). A search given no room proves nothing: the bounds, not a value.
-    let fen = "0-1-1-1-0-1-0-0-0-0-0-0-21-23-S";
+    // that do not decide the outcome (North to move, stores 21–20: a draw at the low
+    // bound, a win at the high one). A search given no room proves nothing: the
+    // bounds, not a value.
+    let fen = "0-1-0-2-1-1-0-1-0-1-0-0-21-20-N";
     let probe = |extra: &[&str]| {
         let mut args = vec!["tablebase", "probe", "--tb", TB, "--fen", fen];
         args.extend_from_slice(extra);
@@ -94,20 +95,30 @@ fn probe_never_states_a_repetition_score_as_the_value() {
     let (lo, hi) = (b[0].as_i64().unwrap(), b[1].as_i64().unwrap());
     let table = v["table_value"].as_i64().unwrap();
     assert!(lo < hi && (lo..=hi).contains(&table), "{v}");
-    assert!(21 - 23 + lo <= 0 && 21 - 23 + hi > 0, "{v}");
+    assert!(20 - 21 + lo <= 0 && 20 - 21 + hi > 0, "{v}");
     let text = probe(&["--node-limit", "1"]);
     assert!(
         text.contains("not proven: future captures between") && !text.contains("with best play ("),
         "{text}"
     );
     // With the default budget the search proves it: a value inside the bounds, the
-    // value of the only move (F), and the text counts the search's nodes as the JSON.
+    // value of its best move, and the text counts the search's nodes as the JSON.
     let v = json(&probe(&["--json"]));
     assert_eq!(v["proven_by"], "search", "{v}");
     let value = v["value"].as_i64().unwrap();
     assert!((lo..=hi).contains(&value), "{v}");
-    assert_eq!(v["moves"]["F"], value, "{v}");
-    let o = if value > 2 { "win" } else { "draw" };
+    let best = v["moves"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter_map(|m| m.as_i64())
+        .max();
+    assert_eq!(best, Some(value), "{v}");
+    let o = match (20 - 21 + value).signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    };
     assert_eq!(v["outcome"], o, "{v}");
     let nodes = v["nodes"].as_u64().unwrap();
     let text = probe(&[]);

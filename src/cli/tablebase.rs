@@ -96,6 +96,15 @@ pub struct BuildArgs {
     /// same as --prove-seeds; 0: none).
     #[arg(long)]
     cycle_seeds: Option<usize>,
+    /// Then search the repetition rule's game itself (a co-Büchi game asked again at
+    /// every position of each line; docs/tablebase.md) for every board with at most
+    /// this many seeds still inexact; a proved entry is exact (0: none).
+    #[arg(long, default_value_t = 0)]
+    game_seeds: usize,
+    /// Work units of each of those searches (a unit is one open position in one
+    /// position's games).
+    #[arg(long, default_value_t = 1_000_000)]
+    game_work: u64,
     /// Print one JSON object at the end instead of text.
     #[arg(long)]
     json: bool,
@@ -233,6 +242,8 @@ fn build(a: BuildArgs) -> Result<()> {
         nodes: if a.prove_seeds > 0 { a.prove_nodes } else { 0 },
         cycles: a.cycle_seeds.unwrap_or(searched),
         nodes_at,
+        games: a.game_seeds,
+        game_work: if a.game_seeds > 0 { a.game_work } else { 0 },
     };
     let m = tablebase::build_proving(rules, a.max_seeds, &a.out, a.threads, proving, |r| {
         if json {

@@ -40,7 +40,7 @@ use super::index::{boards_with, rank, unrank};
 use crate::game::{Leftover, Position, RuleSet, Side};
 
 /// No exit (a sentinel for `exit_max`) or a value not found yet.
-const NONE: i8 = i8::MIN;
+pub(super) const NONE: i8 = i8::MIN;
 /// Boards handled by one parallel task.
 const CHUNK: usize = 1 << 14;
 
@@ -423,6 +423,9 @@ struct Cycles<'g> {
     in_r: Vec<bool>,
     cnt: Vec<u32>,
     queue: Vec<usize>,
+    /// Rounds of the Büchi loop before a game stops with what A has won so far (each
+    /// round only adds nodes A wins, so that is a proof too, only weaker).
+    max_rounds: usize,
 }
 
 impl<'g> Cycles<'g> {
@@ -449,6 +452,7 @@ impl<'g> Cycles<'g> {
             in_r: vec![false; 2 * total],
             cnt: vec![0; 2 * total],
             queue: Vec::new(),
+            max_rounds: usize::MAX,
         }
     }
 
@@ -483,7 +487,7 @@ impl<'g> Cycles<'g> {
         let nodes = self.win_a.len();
         let is_sink = |v: usize| sink.is_some_and(|s| s[v]);
         self.win_a.iter_mut().for_each(|w| *w = false);
-        loop {
+        for _ in 0..self.max_rounds {
             // B's attractor, inside what A has not won, to the nodes scored below x
             // and the exits bad for A.
             self.queue.clear();
@@ -585,17 +589,28 @@ impl<'g> Cycles<'g> {
     }
 }
 
+/// Rounds of each of the prover's games over a count ([`Cycles::max_rounds`]): a game
+/// with a history over the 2.7 M positions of 12 seeds can take hundreds of rounds of
+/// about 0.1 s (the build's games run to the end).
+const PROVER_ROUNDS: usize = 24;
+
 /// One count's graph of non-capturing moves with its exits valued by the smaller
 /// tables' bounds, for bounds on the value of a position **with a history**: the
 /// repetition rule's bounds of [`cycle_bounds`], the history's positions ending the
 /// game where play reaches them. Built from forward move generation on one thread.
 pub struct CountGraph {
-    n: usize,
-    rep: Vec<i8>,
-    exit_lo: Vec<i8>,
-    exit_hi: Vec<i8>,
-    start: Vec<u32>,
-    preds: Vec<u32>,
+    pub(super) n: usize,
+    /// Each board's repetition score for its mover.
+    pub(super) rep: Vec<i8>,
+    /// Bounds on the mover's best exit (`NONE` where he has none).
+    pub(super) exit_lo: Vec<i8>,
+    pub(super) exit_hi: Vec<i8>,
+    /// The boards each board is reached from (`preds[start[k]..start[k + 1]]`).
+    pub(super) start: Vec<u32>,
+    pub(super) preds: Vec<u32>,
+    /// The boards each board leads to (`succ[succ_start[k]..succ_start[k + 1]]`).
+    pub(super) succ_start: Vec<u32>,
+    pub(super) succ: Vec<u32>,
 }
 
 impl CountGraph {
@@ -629,15 +644,9 @@ impl CountGraph {
                 (exit_lo[k], exit_hi[k]) = (lo as i8, hi as i8);
             }
         }
-        edges.sort_unstable();
-        let mut start = vec![0u32; total + 1];
-        for &(q, _) in &edges {
-            start[q as usize + 1] += 1;
-        }
-        for k in 0..total {
-            start[k + 1] += start[k];
-        }
-        let preds = edges.into_iter().map(|(_, p)| p).collect();
+        let (start, preds) = adjacency(total, &mut edges);
+        edges.iter_mut().for_each(|e| *e = (e.1, e.0));
+        let (succ_start, succ) = adjacency(total, &mut edges);
         CountGraph {
             n,
             rep,
@@ -645,18 +654,22 @@ impl CountGraph {
             exit_hi,
             start,
             preds,
+            succ_start,
+            succ,
         }
     }
 
     /// The game's solver over this count's graph.
     fn cycles(&self) -> Cycles<'_> {
-        Cycles::new(
+        let mut c = Cycles::new(
             &self.rep,
             &self.exit_lo,
             &self.exit_hi,
             &self.start,
             &self.preds,
-        )
+        );
+        c.max_rounds = PROVER_ROUNDS;
+        c
     }
 
     /// Proven bounds `[low, high]` on the margin the mover of board `root` (rank, his
@@ -689,6 +702,14 @@ impl CountGraph {
     /// the high bound, instead of [`CountGraph::bounds`]' 2·log2(2n). Both bounds met
     /// are proven (the game's and fact 2's), so where they meet that is the value.
     pub fn value(&self, root: u32, history: &[(u32, bool)], no_history: [i32; 2]) -> Option<i32> {
+        let [low, high] = self.proven(root, history, no_history);
+        (low == high).then_some(low)
+    }
+
+    /// Proven bounds `[low, high]` on the value of [`CountGraph::value`]: `low` the
+    /// largest threshold the game proves, `high` equal to it where the opponent's game
+    /// proves that, else the top of `no_history` widened by the history's scores.
+    pub fn proven(&self, root: u32, history: &[(u32, bool)], no_history: [i32; 2]) -> [i32; 2] {
         let score = |&(k, same): &(u32, bool)| {
             let r = self.rep[k as usize] as i32;
             if same { r } else { -r }
@@ -702,13 +723,30 @@ impl CountGraph {
         sinks(&mut sink, history, true);
         let low = largest_won(&mut c, &sink, at, lo, hi);
         if low == hi {
-            return Some(low);
+            return [low, hi];
         }
         // The opponent, as A at (root, B), wins −low exactly where the mover's high
         // bound is at most `low`.
         sinks(&mut sink, history, false);
-        c.wins(-low, Some(sink.as_slice()))[at + 1].then_some(low)
+        if c.wins(-low, Some(sink.as_slice()))[at + 1] {
+            [low, low]
+        } else {
+            [low, hi]
+        }
     }
+}
+
+/// The edges `(from, to)` grouped by `from`: each node's start in the list, and the list.
+fn adjacency(total: usize, edges: &mut [(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
+    edges.sort_unstable();
+    let mut start = vec![0u32; total + 1];
+    for &(q, _) in edges.iter() {
+        start[q as usize + 1] += 1;
+    }
+    for k in 0..total {
+        start[k + 1] += start[k];
+    }
+    (start, edges.iter().map(|&(_, p)| p).collect())
 }
 
 /// The strongly connected components of the positions with `n` seeds under

@@ -39,7 +39,7 @@ const HEADER: usize = 32;
 pub const MANIFEST: &str = "manifest.json";
 
 /// What the value of an entry means, written into every manifest.
-pub const VALUE_MEANING: &str = "margin of future captures (mover's minus opponent's, seeds still on the board shared as the rules end the game) that the player to move can force with best play from this board, with no position repeated since the last capture; stores do not enter (the outcome is the sign of store difference + value). Bit 7 set (exact): the value is proven, no repetition score entering it, at this seed count or in any smaller table its lines reach. Bit 7 clear: a repetition may decide; where it does at this count, the value is the repetition score of this board (own-row rules: mover's row minus opponent's; split-evenly rules: 0) clamped into the interval both sides can force. Bounds (format 3): the lowest and highest value that no repetition score can break, at this count or any smaller; the value with no history lies between them, and they meet exactly where bit 7 is set.";
+pub const VALUE_MEANING: &str = "margin of future captures (mover's minus opponent's, seeds still on the board shared as the rules end the game) that the player to move can force with best play from this board, with no position repeated since the last capture; stores do not enter (the outcome is the sign of store difference + value). Bit 7 set (exact): the value is proven, through every smaller table its lines reach: by the analysis where no repetition score enters it, or by a search of the repetition rule's game (builds with --prove-seeds or --game-seeds). Bit 7 clear: a repetition may decide; where it does at this count, the value is the repetition score of this board (own-row rules: mover's row minus opponent's; split-evenly rules: 0) clamped into the interval both sides can force. Bounds (format 3): the lowest and highest value that no repetition score can break, at this count or any smaller; the value with no history lies between them, and they meet exactly where bit 7 is set.";
 
 /// The manifest: `manifest.json` in the table directory.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -71,6 +71,13 @@ pub struct Manifest {
     /// `prove_nodes` (`--prove-nodes-at`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prove_nodes_at: Vec<(usize, u64)>,
+    /// Boards of at most this many seeds still open were then searched by the
+    /// repetition rule's game (`--game-seeds`; 0: none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub prove_games: usize,
+    /// Work units of each of those searches (`--game-work`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub prove_game_work: u64,
 }
 
 fn is_zero<T: Default + PartialEq>(x: &T) -> bool {
@@ -117,6 +124,8 @@ impl Manifest {
             prove_nodes: 0,
             prove_cycles: 0,
             prove_nodes_at: Vec::new(),
+            prove_games: 0,
+            prove_game_work: 0,
         }
     }
 
@@ -127,6 +136,8 @@ impl Manifest {
             nodes: self.prove_nodes,
             cycles: self.prove_cycles,
             nodes_at: self.prove_nodes_at.clone(),
+            games: self.prove_games,
+            game_work: self.prove_game_work,
         }
     }
 
@@ -136,6 +147,8 @@ impl Manifest {
         self.prove_nodes = proving.nodes;
         self.prove_cycles = proving.cycles;
         self.prove_nodes_at = proving.nodes_at.clone();
+        self.prove_games = proving.games;
+        self.prove_game_work = proving.game_work;
     }
 
     /// Reads and checks `dir/manifest.json`; `Ok(None)` if there is none.

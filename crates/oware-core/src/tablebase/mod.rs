@@ -46,6 +46,7 @@ pub mod build;
 pub mod file;
 pub mod history_search;
 pub mod index;
+pub mod knot;
 pub mod prove;
 pub mod scc;
 pub mod solve;
@@ -459,9 +460,19 @@ pub struct Proving {
     /// (searched even above `seeds`; 0 nodes: not searched). The small counts, with few
     /// open boards, whose proofs every larger count takes as exits, are worth more.
     pub nodes_at: Vec<(usize, u64)>,
+    /// The largest seed count whose boards still open are then searched by the
+    /// repetition rule's game ([`knot::prove_count`]; 0: none).
+    pub games: usize,
+    /// Work units of each of those searches.
+    pub game_work: u64,
 }
 
 impl Proving {
+    /// Whether the open boards of count `n` are searched by the repetition rule's game.
+    pub fn games_at(&self, n: usize) -> bool {
+        n > 0 && n <= self.games && self.game_work > 0
+    }
+
     /// Nodes of each search of the open boards of count `n` (0: not searched).
     pub fn nodes_for(&self, n: usize) -> u64 {
         if n == 0 {
@@ -493,6 +504,12 @@ impl Proving {
         for (n, nodes) in &self.nodes_at {
             s += &format!(" --prove-nodes-at {n}={nodes}");
         }
+        if self.games > 0 {
+            s += &format!(
+                " --game-seeds {} --game-work {}",
+                self.games, self.game_work
+            );
+        }
         s
     }
 }
@@ -516,6 +533,9 @@ fn solve_and_prove(
         let nodes = proving.nodes_for(n);
         stats.exact +=
             pool.install(|| history_search::prove_top_count(rules, tables, bounds, nodes));
+    }
+    if proving.games_at(n) {
+        stats.exact += pool.install(|| knot::prove_count(rules, tables, bounds, proving.game_work));
     }
     stats
 }
@@ -630,6 +650,9 @@ pub fn build_in_memory_proving(rules: RuleSet, max_seeds: usize, proving: Provin
         if proving.covers(n) {
             let nodes = proving.nodes_for(n);
             history_search::prove_top_count(rules, &mut tables, &mut bounds, nodes);
+        }
+        if proving.games_at(n) {
+            knot::prove_count(rules, &mut tables, &mut bounds, proving.game_work);
         }
     }
     let mut tb = Tablebase::from_tables(rules, tables, bounds);

@@ -14,9 +14,10 @@ use std::cell::RefCell;
 use super::build::mover_pits;
 use super::history_search::HistorySearch;
 use super::index::{boards_with, rank};
+use super::knot::KnotSearch;
 use super::solve::Unsolved;
 use super::{Tablebase, TbOutcome};
-use crate::game::{Game, Position, move_letter};
+use crate::game::{Game, Leftover, Position, move_letter};
 
 /// The positions of `game` since its last capture, oldest first, the current one left
 /// out: the history a value depends on.
@@ -154,6 +155,11 @@ impl Known {
 /// no more than the prover's node limit ([`Prover::plays_count`]).
 pub const CYCLE_PROOF_SEEDS: usize = 8;
 
+/// Work units of the repetition rule's game search ([`KnotSearch`]) per node of the
+/// prover's limit (a unit, one open position in one node's games, costs about a tenth
+/// of a history-search node).
+const KNOT_WORK: u64 = 4;
+
 /// Proves values with `tb`, each search within `node_limit` nodes. Its searches share
 /// what they prove about boards with no history.
 pub struct Prover<'a> {
@@ -191,7 +197,7 @@ impl<'a> Prover<'a> {
     /// more and is not played.
     fn by_cycles(&self, pos: &Position, history: &[Position]) -> Option<i32> {
         let n = pos.board_seeds() as usize;
-        if !self.plays_count(n) || (history.is_empty() && self.tb.narrowed_at(n)) {
+        if !self.plays_count(n) {
             return None;
         }
         let graph = self.tb.count_graph(n);
@@ -202,7 +208,27 @@ impl<'a> Prover<'a> {
             .map(|h| (rank(&mover_pits(h)) as u32, h.side == pos.side))
             .collect();
         let no_history = self.tb.probe(pos)?.bounds;
-        graph.value(rank(&mover_pits(pos)) as u32, &hist, no_history)
+        let root = rank(&mover_pits(pos)) as u32;
+        // With no history on a count the build narrowed by the same games, they prove
+        // nothing more: its bounds are theirs.
+        let [low, high] = if hist.is_empty() && self.tb.narrowed_at(n) {
+            no_history
+        } else {
+            graph.proven(root, &hist, no_history)
+        };
+        if low == high || self.tb.rules().repetition != Leftover::OwnRow {
+            return (low == high).then_some(low);
+        }
+        // Where the games' bounds do not meet, the game itself, searched with the
+        // games asked again at every node (split-evenly rules: a repetition scores 0
+        // wherever it closes, and the games settle everything their exits allow).
+        // The game searched (above the counts whose boards fit a quarter of the node
+        // limit, its first node's games alone take longer than the history search).
+        if boards_with(n) > self.node_limit / 4 {
+            return None;
+        }
+        KnotSearch::new(&graph, &self.tb.tables[n], KNOT_WORK * self.node_limit)
+            .value(root, &hist, low, high)
     }
 
     /// What is known of `pos` (stores ignored) with `history`: the positions since the

@@ -541,6 +541,14 @@ fn entries_a_build_proves_by_search_agree_with_brute_force() {
             nodes: 20_000,
             cycles: 5,
             nodes_at: Vec::new(),
+            ..Proving::default()
+        };
+        let searched = build_in_memory_proving(rules, 5, proving.clone());
+        // And the boards still open searched by the repetition rule's game.
+        let proving = Proving {
+            games: 5,
+            game_work: 1_000_000,
+            ..proving
         };
         let tb = build_in_memory_proving(rules, 5, proving);
         let order = |p: &Position| -> [i32; 6] {
@@ -549,11 +557,19 @@ fn entries_a_build_proves_by_search_agree_with_brute_force() {
         };
         let mut solver = Solver::new(rules, 20_000).with_order(&order);
         let (mut exact_before, mut exact_after, mut compared) = (0, 0, 0);
+        let mut exact_searched = 0;
         for n in 0..=5 {
             for p in boards(n) {
                 let e = tb.probe(&p).unwrap();
                 let e0 = plain.probe(&p).unwrap();
+                let e1 = searched.probe(&p).unwrap();
                 exact_before += e0.exact as u64;
+                exact_searched += e1.exact as u64;
+                assert!(
+                    !e1.exact || e.exact && e.value == e1.value,
+                    "{} {p}",
+                    preset.name()
+                );
                 exact_after += e.exact as u64;
                 // A proof never widens what was known.
                 assert!(
@@ -579,13 +595,14 @@ fn entries_a_build_proves_by_search_agree_with_brute_force() {
             }
         }
         println!(
-            "{}: exact entries up to 5 seeds {exact_before} -> {exact_after}, {compared} compared",
+            "{}: exact entries up to 5 seeds {exact_before} -> {exact_searched} (searched) \
+             -> {exact_after} (and the games searched), {compared} compared",
             preset.name()
         );
         assert!(compared > 3_000, "{}: {compared}", preset.name());
         if rules.repetition == crate::game::Leftover::OwnRow {
             assert!(
-                exact_after > exact_before,
+                exact_searched > exact_before && exact_after > exact_searched,
                 "{}: nothing proved",
                 preset.name()
             );
@@ -603,6 +620,8 @@ fn a_proving_build_resumes_only_with_the_same_proving() {
         nodes: 10_000,
         cycles: 5,
         nodes_at: vec![(4, 30_000), (5, 5_000)],
+        games: 5,
+        game_work: 100_000,
     };
     assert_eq!(
         (1..=6).map(|n| proving.nodes_for(n)).collect::<Vec<_>>(),
@@ -633,7 +652,10 @@ fn a_proving_build_resumes_only_with_the_same_proving() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("--prove-seeds 3 --prove-nodes 10000 --cycle-seeds 5 --prove-nodes-at 4=30000 --prove-nodes-at 5=5000"),
+        err.contains(
+            "--prove-seeds 3 --prove-nodes 10000 --cycle-seeds 5 --prove-nodes-at 4=30000 \
+             --prove-nodes-at 5=5000 --game-seeds 5 --game-work 100000"
+        ),
         "{err}"
     );
     let other = Proving {
@@ -656,10 +678,8 @@ fn bounds_the_repetition_rule_proves_hold_against_brute_force() {
             rules,
             5,
             Proving {
-                seeds: 0,
-                nodes: 0,
                 cycles: 5,
-                nodes_at: Vec::new(),
+                ..Proving::default()
             },
         );
         let order = |p: &Position| -> [i32; 6] {
@@ -954,5 +974,94 @@ fn the_history_outside_a_positions_component_never_changes_its_value() {
                 preset.name()
             );
         }
+    }
+}
+
+#[test]
+fn the_repetition_games_search_agrees_with_brute_force() {
+    // `knot::KnotSearch` on every board of up to 4 seeds under each rule set (tables
+    // narrowed by the co-Büchi games), with no history, after one non-capturing move
+    // and after two, inside the bounds the games prove: every value it proves equals
+    // the brute-force search's wherever that finishes, and it proves values the games
+    // alone leave open (abapa: about half of them; the rest reach captures into
+    // smaller boards whose entries are not exact).
+    // Under the split-evenly rules a repetition scores 0 wherever it closes: the
+    // search is for the own-row rules only.
+    for preset in Preset::ALL {
+        let rules = RuleSet::from_preset(preset);
+        if rules.repetition != crate::game::Leftover::OwnRow {
+            continue;
+        }
+        let tb = build_in_memory_proving(
+            rules,
+            4,
+            Proving {
+                cycles: 4,
+                ..Proving::default()
+            },
+        );
+        let order = |p: &Position| -> [i32; 6] {
+            let mv = tb.move_values(p).unwrap();
+            std::array::from_fn(|a| mv[a].unwrap_or(i32::MIN / 2))
+        };
+        let mut solver = Solver::new(rules, 20_000).with_order(&order);
+        let (mut open, mut proven, mut proven_capped) = (0u64, 0u64, 0u64);
+        let (mut compared, mut budget_out) = (0u64, 0u64);
+        for n in 1..=4 {
+            let graph = build::CountGraph::new(rules, n, &tb.tables[..n], &tb.bounds[..n]);
+            for p in boards(n) {
+                let mut cases = vec![(p, vec![])];
+                for q in quiet_moves(rules, &p) {
+                    cases.push((q, vec![p]));
+                    for r in quiet_moves(rules, &q).into_iter().filter(|r| *r != p) {
+                        cases.push((r, vec![p, q]));
+                    }
+                }
+                for (pos, h) in cases {
+                    if pos.legal_moves(rules) == 0 {
+                        continue;
+                    }
+                    let hist: Vec<(u32, bool)> = h
+                        .iter()
+                        .map(|x| (index::rank(&mover_pits(x)) as u32, x.side == pos.side))
+                        .collect();
+                    let root = index::rank(&mover_pits(&pos)) as u32;
+                    let [lo, hi] = graph.proven(root, &hist, tb.probe(&pos).unwrap().bounds);
+                    if lo == hi {
+                        continue;
+                    }
+                    open += 1;
+                    // Each node's games over every open position it reaches, and over
+                    // at most 6 of them (the rest counted as escapes).
+                    let search = || knot::KnotSearch::new(&graph, &tb.tables[n], 200_000);
+                    let mut full = search();
+                    let v = full.value(root, &hist, lo, hi);
+                    let capped = search().with_cap(6).value(root, &hist, lo, hi);
+                    budget_out += full.out_of_budget() as u64;
+                    proven += v.is_some() as u64;
+                    proven_capped += capped.is_some() as u64;
+                    let guess = tb.value(&pos).unwrap().0;
+                    for v in [v, capped].into_iter().flatten() {
+                        assert!((lo..=hi).contains(&v), "{} {pos} {h:?}", preset.name());
+                        if let Ok(w) = solver.solve_near(&pos, &h, guess) {
+                            compared += 1;
+                            assert_eq!(v, w, "{} {pos} history {h:?}", preset.name());
+                        }
+                    }
+                }
+            }
+        }
+        println!(
+            "{}: {open} values the games leave open, {proven} proven by the search \
+             ({proven_capped} with 6 positions a node), {compared} compared with the brute \
+             force, {budget_out} out of budget",
+            preset.name()
+        );
+        assert!(compared > 300 && proven * 4 > open, "{}", preset.name());
+        assert!(
+            proven_capped > 0 && proven_capped < proven,
+            "{}",
+            preset.name()
+        );
     }
 }
