@@ -62,7 +62,7 @@ fn probe_never_states_a_repetition_score_as_the_value() {
     // North's only move f starts fAbBcCdDeEfFa, which repeats with one seed in each row:
     // each takes his own, so North's margin is 0 and he loses 23–25. The plain build
     // stored the repetition score at this board (+2, a draw) there, not proven; the
-    // shipped tables are built proving (`--prove-seeds 7 --cycle-seeds 12`), and hold
+    // shipped tables are built proving (`--prove-seeds 7 --cycle-seeds 12 --game-seeds 12`), and hold
     // the value, exact.
     let fen = "0-0-0-0-0-0-0-1-0-0-0-1-24-22-N";
     let (code, out, err) = oware(&["tablebase", "probe", "--tb", TB, "--fen", fen, "--json"]);

@@ -18,6 +18,12 @@
 # checks the probe's proofs at its CLI budget (2 M nodes: the repetition rule's game is
 # played up to 12 seeds) against the brute force on 25 boards of each count from 9 to
 # 12 into verify-LABEL-9.json ... verify-LABEL-12.json.
+#
+#   sh experiments/recorded/tablebase-proofs/run.sh --games BINARY OUT
+# builds the tables shipped since 2026-12-06's fourth sitting into OUT (43 minutes on
+# two cores; build-games-12.log), then measures them with BINARY into
+# games-searched-2-12.json and verify-games-searched.json (copy OUT over
+# tablebases/abapa to ship them).
 set -e
 D=experiments/recorded/tablebase-proofs
 M="python3 $D/measure.py"
@@ -26,6 +32,17 @@ if [ "$1" = "--verify-counts" ]; then
     "$2" tablebase verify --tb tablebases/abapa --positions 25 --seeds $s --node-limit 50000 \
        --prover-nodes 2000000 --json > $D/verify-$3-$s.json
   done
+  exit 0
+fi
+if [ "$1" = "--games" ]; then
+  rm -rf "$3"
+  "$2" tablebase build --rules abapa --max-seeds 12 --out "$3" --prove-seeds 7 \
+     --prove-nodes 200000 --cycle-seeds 12 --game-seeds 12 --game-work 1000000 --threads 2 \
+     | tee $D/build-games-12.log
+  $M --oware "$2" --tb "$3" --min-seeds 2 --max-seeds 12 --positions 500 --seed 2 \
+     --budgets 2000000,100000 > $D/games-searched-2-12.json
+  "$2" tablebase verify --tb "$3" --positions 300 --max-seeds 12 --node-limit 50000 \
+     --prover-nodes 200000 --json > $D/verify-games-searched.json
   exit 0
 fi
 if [ "$1" = "--shipped" ]; then
