@@ -152,18 +152,18 @@ def test_tables_probe_keeps_not_proven_apart():
     assert tb.rules == "abapa" and tb.max_seeds >= 2
     assert tb.probe(oz.Position()) is None  # 48 seeds on the board: beyond the tables
     # A board whose entry the shipped tables leave as bounds (a repetition may decide
-    # it; tests/tablebase.rs proves its value by search): 4 seeds, South to move.
-    board = "0-1-1-1-0-1-0-0-0-0-0-0"
-    r = tb.probe(f"{board}-21-23-S")
+    # it; tests/tablebase.rs proves its value by search): 7 seeds, North to move.
+    board = "0-1-0-2-1-1-0-1-0-1-0-0"
+    r = tb.probe(f"{board}-21-20-N")
     assert r is not None and not r.exact
     lo, hi = r.bounds
     assert lo < hi and lo <= r.value <= hi
     # With the same board, the stores decide whether the bounds prove the result:
-    # South's store minus North's plus the margin, at either bound.
+    # North's store minus South's plus the margin, at either bound.
     answers = {}
     for south in (20, 21, 22, 23):
-        diff = south - (44 - south)
-        p = tb.probe(f"{board}-{south}-{44 - south}-S")
+        diff = (41 - south) - south
+        p = tb.probe(f"{board}-{south}-{41 - south}-N")
         assert p.bounds == (lo, hi) and not p.exact
         expected = _outcome(diff + lo) if _outcome(diff + lo) == _outcome(diff + hi) else None
         assert p.proven == expected
