@@ -65,6 +65,9 @@ pub struct KnotSearch<'g> {
     /// Per threshold from `−n + 1` (index 0): what the two games with no history decide
     /// over the whole count, to start each search from (see [`KnotSearch::with_bases`]).
     bases: Option<&'g [Vec<u8>]>,
+    /// The base of the search under way (no history): a node `status` leaves open is
+    /// what it says.
+    base: Option<&'g [u8]>,
 }
 
 /// Scratch of one node's games: the open nodes it reaches and their moves between them.
@@ -111,6 +114,7 @@ impl<'g> KnotSearch<'g> {
             cap: REGION_CAP,
             out_of_budget: false,
             bases: None,
+            base: None,
             region: Region {
                 local: vec![NO; nodes],
                 ..Region::default()
@@ -181,11 +185,6 @@ impl<'g> KnotSearch<'g> {
         self.out_of_budget
     }
 
-    /// The work since the search was made.
-    pub fn work(&self) -> u64 {
-        self.work
-    }
-
     /// The margin the mover of board `root` (rank, his view) can force with the
     /// positions `history` behind him (`(rank, same mover as the root)`), searched for
     /// the thresholds above `low` up to `high`, proven bounds on it; `None` where the
@@ -211,15 +210,14 @@ impl<'g> KnotSearch<'g> {
     pub fn wins(&mut self, root: u32, history: &[(u32, bool)], x: i32) -> Option<bool> {
         self.x = x;
         self.out_of_budget = false;
-        let base = self.bases.filter(|_| history.is_empty());
-        if let Some(b) = base {
-            self.status
-                .copy_from_slice(&b[(x + self.g.n as i32 - 1) as usize]);
-            if self.status[2 * root as usize] != OPEN {
-                let won = self.status[2 * root as usize] == WON;
-                self.status.fill(OPEN);
-                return Some(won);
-            }
+        let at = (x + self.g.n as i32 - 1) as usize;
+        self.base = self
+            .bases
+            .filter(|_| history.is_empty())
+            .map(|b| b[at].as_slice());
+        match self.state(2 * root) {
+            OPEN => {}
+            s => return Some(s == WON),
         }
         for &(k, same) in history {
             let v = 2 * k + (!same) as u32;
@@ -227,10 +225,12 @@ impl<'g> KnotSearch<'g> {
         }
         let r = self.node(2 * root, 0);
         self.undo_to(0);
-        if base.is_some() {
-            self.status.fill(OPEN);
-        }
         r
+    }
+
+    /// What node `v` is known to be worth: its status, else its base's.
+    fn state(&self, v: u32) -> u8 {
+        known(&self.status, self.base, v)
     }
 
     /// A's repetition score at node `v`.
@@ -322,7 +322,7 @@ impl<'g> KnotSearch<'g> {
         order.sort_unstable();
         for &(_, q) in order.iter() {
             let w = 2 * q + 1 - v % 2;
-            let r = match self.status[w as usize] {
+            let r = match self.state(w) {
                 WON => Some(true),
                 LOST => Some(false),
                 _ => self.node(w, depth + 1),
@@ -353,6 +353,7 @@ impl<'g> KnotSearch<'g> {
 
     /// The open nodes `v` reaches through open nodes, `v` first.
     fn collect(&mut self, v: u32, cap: usize) {
+        let (status, base) = (&self.status, self.base);
         let r = &mut self.region;
         r.ids.clear();
         r.ids.push(v);
@@ -365,7 +366,7 @@ impl<'g> KnotSearch<'g> {
             for &q in &self.g.succ[self.g.succ_start[k] as usize..self.g.succ_start[k + 1] as usize]
             {
                 let w = 2 * q + flip;
-                if self.status[w as usize] == OPEN && r.local[w as usize] == NO && r.ids.len() < cap
+                if known(status, base, w) == OPEN && r.local[w as usize] == NO && r.ids.len() < cap
                 {
                     r.local[w as usize] = r.ids.len() as u32;
                     r.ids.push(w);
@@ -385,6 +386,7 @@ impl<'g> KnotSearch<'g> {
     /// The region's moves between open nodes (both ways) and its decided successors.
     fn build_region(&mut self) {
         let m = self.region.ids.len();
+        let (status, base) = (&self.status, self.base);
         let r = &mut self.region;
         r.succ_start.clear();
         r.succ.clear();
@@ -400,7 +402,7 @@ impl<'g> KnotSearch<'g> {
             for &q in &self.g.succ[self.g.succ_start[k] as usize..self.g.succ_start[k + 1] as usize]
             {
                 let w = 2 * q + flip;
-                match self.status[w as usize] {
+                match known(status, base, w) {
                     WON => fa += 1,
                     LOST => aa += 1,
                     _ if r.local[w as usize] == NO => beyond += 1,
@@ -561,6 +563,14 @@ impl<'g> KnotSearch<'g> {
         }
         std::mem::swap(&mut r.win, if for_a { &mut r.win_a } else { &mut r.win_b });
         r.info = info;
+    }
+}
+
+/// What node `v` is known to be worth: `status`, else `base` where there is one.
+fn known(status: &[u8], base: Option<&[u8]>, v: u32) -> u8 {
+    match status[v as usize] {
+        OPEN => base.map_or(OPEN, |b| b[v as usize]),
+        s => s,
     }
 }
 

@@ -192,9 +192,10 @@ impl<'a> Prover<'a> {
     /// The value of `pos` (stores ignored) with `history` behind it where the bounds
     /// of the repetition rule's game over its count meet ([`CountGraph::value`](super::build::CountGraph::value): the
     /// history's positions end the game where play reaches them), for the counts
-    /// [`Prover::plays_count`] allows; `None` elsewhere or where they do not meet. With
-    /// no history on a count the build narrowed by the same game, it proves nothing
-    /// more and is not played.
+    /// [`Prover::plays_count`] allows, or where they do not meet, the game itself
+    /// searched ([`KnotSearch`]); `None` elsewhere. With no history on a count the
+    /// build narrowed by the same game, the game's bounds are the table's and only the
+    /// search is run.
     fn by_cycles(&self, pos: &Position, history: &[Position]) -> Option<i32> {
         let n = pos.board_seeds() as usize;
         if !self.plays_count(n) {
@@ -220,10 +221,10 @@ impl<'a> Prover<'a> {
             return (low == high).then_some(low);
         }
         // Where the games' bounds do not meet, the game itself, searched with the
-        // games asked again at every node (split-evenly rules: a repetition scores 0
-        // wherever it closes, and the games settle everything their exits allow).
-        // The game searched (above the counts whose boards fit a quarter of the node
-        // limit, its first node's games alone take longer than the history search).
+        // games asked again at every node ([`KnotSearch`]; under the split-evenly rules
+        // a repetition scores 0 wherever it closes and the games settle what their
+        // exits allow), on the counts whose boards fit a quarter of the node limit
+        // (above, its first node's games alone take longer than the history search).
         if boards_with(n) > self.node_limit / 4 {
             return None;
         }

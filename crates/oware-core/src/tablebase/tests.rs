@@ -750,22 +750,12 @@ fn bounds_of_the_repetition_rule_with_a_history_hold_against_brute_force() {
             std::array::from_fn(|a| mv[a].unwrap_or(i32::MIN / 2))
         };
         let mut solver = Solver::new(rules, 20_000).with_order(&order);
-        let quiet = |p: &Position| quiet_moves(rules, p);
         let (mut compared, mut met, mut met_with_history) = (0u64, 0u64, 0u64);
         let (mut valued, mut valued_compared) = (0u64, 0u64);
         for n in 1..=4 {
             let graph = build::CountGraph::new(rules, n, &tb.tables[..n], &tb.bounds[..n]);
             for p in boards(n) {
-                let mut cases = vec![(p, vec![])];
-                for q in quiet(&p) {
-                    cases.push((q, vec![p]));
-                    for r in quiet(&q) {
-                        if r != p {
-                            cases.push((r, vec![p, q]));
-                        }
-                    }
-                }
-                for (pos, h) in cases {
+                for (pos, h) in with_histories(rules, p) {
                     if pos.legal_moves(rules) == 0 {
                         continue;
                     }
@@ -838,6 +828,19 @@ fn quiet_moves(rules: RuleSet, p: &Position) -> Vec<Position> {
         })
         .filter(|q| q.board_seeds() == p.board_seeds() && q.stores == p.stores)
         .collect()
+}
+
+/// `p` with no history, each position one non-capturing move leads to with `p`
+/// behind it, and each a second one leads to (other than `p`) with both behind it.
+fn with_histories(rules: RuleSet, p: Position) -> Vec<(Position, Vec<Position>)> {
+    let mut cases = vec![(p, vec![])];
+    for q in quiet_moves(rules, &p) {
+        cases.push((q, vec![p]));
+        for r in quiet_moves(rules, &q).into_iter().filter(|r| *r != p) {
+            cases.push((r, vec![p, q]));
+        }
+    }
+    cases
 }
 
 /// The node of `p` in [`build::count_components`]' numbering.
@@ -1010,14 +1013,7 @@ fn the_repetition_games_search_agrees_with_brute_force() {
         for n in 1..=4 {
             let graph = build::CountGraph::new(rules, n, &tb.tables[..n], &tb.bounds[..n]);
             for p in boards(n) {
-                let mut cases = vec![(p, vec![])];
-                for q in quiet_moves(rules, &p) {
-                    cases.push((q, vec![p]));
-                    for r in quiet_moves(rules, &q).into_iter().filter(|r| *r != p) {
-                        cases.push((r, vec![p, q]));
-                    }
-                }
-                for (pos, h) in cases {
+                for (pos, h) in with_histories(rules, p) {
                     if pos.legal_moves(rules) == 0 {
                         continue;
                     }
