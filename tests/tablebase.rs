@@ -397,4 +397,32 @@ fn a_count_given_its_own_budget_is_searched_and_recorded() {
         exact4(&m),
         exact4(&m0)
     );
+    // --game-work-at 4=…: count 4's boards still open searched by the repetition rule's
+    // game (above --game-seeds 3), which leaves none of them open (the brute force
+    // agrees with every such build up to 5 seeds: the crate's tests), recorded in the
+    // manifest; malformed or repeated counts are one-line errors.
+    let games = tempfile::tempdir().unwrap();
+    let g = games.path().to_str().unwrap();
+    let build = |extra: &[&str]| {
+        let mut args = vec!["tablebase", "build", "--max-seeds", "4", "--out", g];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--cycle-seeds", "4"]);
+        oware(&args)
+    };
+    let (code, _, err) = build(&["--game-work-at", "4"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("SEEDS=WORK"), "{err}");
+    let (code, _, err) = build(&["--game-work-at", "4=1", "--game-work-at", "4=2"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--game-work-at: seed count 4 given twice"),
+        "{err}"
+    );
+    let (code, _, err) = build(&["--game-seeds", "3", "--game-work-at", "4=1000000"]);
+    assert_eq!(code, 0, "{err}");
+    let m1 = json(&std::fs::read_to_string(format!("{g}/manifest.json")).unwrap());
+    assert_eq!(m1["prove_game_work_at"], serde_json::json!([[4, 1000000]]));
+    assert_eq!(m1["prove_games"], 3, "{m1}");
+    assert!(exact4(&m0) < 1365, "{m0}");
+    assert_eq!(exact4(&m1), 1365, "{m1}");
 }

@@ -105,6 +105,11 @@ pub struct BuildArgs {
     /// position's games).
     #[arg(long, default_value_t = 1_000_000)]
     game_work: u64,
+    /// `SEEDS=WORK`: the boards of that seed count searched by the game within WORK
+    /// units each instead of --game-work, also above --game-seeds (repeatable; 0: not
+    /// searched). Every larger count takes a small count's proofs as exits.
+    #[arg(long, value_parser = parse_game_work_at)]
+    game_work_at: Vec<(usize, u64)>,
     /// Print one JSON object at the end instead of text.
     #[arg(long)]
     json: bool,
@@ -185,7 +190,17 @@ pub fn run(t: Tb) -> Result<()> {
 
 /// `--prove-nodes-at SEEDS=NODES`.
 fn parse_nodes_at(s: &str) -> std::result::Result<(usize, u64), String> {
-    let bad = || format!("{s:?}: expected SEEDS=NODES, such as 4=2000000");
+    parse_count_budget(s, "SEEDS=NODES, such as 4=2000000")
+}
+
+/// `--game-work-at SEEDS=WORK`.
+fn parse_game_work_at(s: &str) -> std::result::Result<(usize, u64), String> {
+    parse_count_budget(s, "SEEDS=WORK, such as 8=10000000")
+}
+
+/// A seed count and a budget, `SEEDS=N`; `expected` says what the flag takes.
+fn parse_count_budget(s: &str, expected: &str) -> std::result::Result<(usize, u64), String> {
+    let bad = || format!("{s:?}: expected {expected}");
     let (n, nodes) = s.split_once('=').ok_or_else(bad)?;
     let n: usize = n.trim().parse().map_err(|_| bad())?;
     let nodes: u64 = nodes.trim().parse().map_err(|_| bad())?;
@@ -207,6 +222,16 @@ fn peak_rss_mib() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// A flag's `SEEDS=BUDGET` pairs sorted by count; a count given twice is an error.
+fn per_count(pairs: &[(usize, u64)], flag: &str) -> Result<Vec<(usize, u64)>> {
+    let mut v = pairs.to_vec();
+    v.sort_unstable();
+    if let Some(w) = v.windows(2).find(|w| w[0].0 == w[1].0) {
+        bail!("{flag}: seed count {} given twice", w[0].0);
+    }
+    Ok(v)
+}
+
 fn build(a: BuildArgs) -> Result<()> {
     let rules = super::parse_rules(&a.rules)?;
     let t0 = Instant::now();
@@ -226,11 +251,8 @@ fn build(a: BuildArgs) -> Result<()> {
         ))?;
     }
     let json = a.json;
-    let mut nodes_at = a.prove_nodes_at.clone();
-    nodes_at.sort_unstable();
-    if let Some(w) = nodes_at.windows(2).find(|w| w[0].0 == w[1].0) {
-        bail!("--prove-nodes-at: seed count {} given twice", w[0].0);
-    }
+    let nodes_at = per_count(&a.prove_nodes_at, "--prove-nodes-at")?;
+    let game_work_at = per_count(&a.game_work_at, "--game-work-at")?;
     // The counts searched are narrowed first by default, as up to --prove-seeds.
     let searched = nodes_at
         .iter()
@@ -244,6 +266,7 @@ fn build(a: BuildArgs) -> Result<()> {
         nodes_at,
         games: a.game_seeds,
         game_work: if a.game_seeds > 0 { a.game_work } else { 0 },
+        game_work_at,
     };
     let m = tablebase::build_proving(rules, a.max_seeds, &a.out, a.threads, proving, |r| {
         if json {

@@ -78,6 +78,10 @@ pub struct Manifest {
     /// Work units of each of those searches (`--game-work`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub prove_game_work: u64,
+    /// `[count, work]`: the work of each of those searches at that count instead of
+    /// `prove_game_work` (`--game-work-at`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prove_game_work_at: Vec<(usize, u64)>,
 }
 
 fn is_zero<T: Default + PartialEq>(x: &T) -> bool {
@@ -126,6 +130,7 @@ impl Manifest {
             prove_nodes_at: Vec::new(),
             prove_games: 0,
             prove_game_work: 0,
+            prove_game_work_at: Vec::new(),
         }
     }
 
@@ -138,6 +143,7 @@ impl Manifest {
             nodes_at: self.prove_nodes_at.clone(),
             games: self.prove_games,
             game_work: self.prove_game_work,
+            game_work_at: self.prove_game_work_at.clone(),
         }
     }
 
@@ -149,6 +155,7 @@ impl Manifest {
         self.prove_nodes_at = proving.nodes_at.clone();
         self.prove_games = proving.games;
         self.prove_game_work = proving.game_work;
+        self.prove_game_work_at = proving.game_work_at.clone();
     }
 
     /// Reads and checks `dir/manifest.json`; `Ok(None)` if there is none.

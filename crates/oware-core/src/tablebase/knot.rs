@@ -189,6 +189,11 @@ impl<'g> KnotSearch<'g> {
     /// positions `history` behind him (`(rank, same mover as the root)`), searched for
     /// the thresholds above `low` up to `high`, proven bounds on it; `None` where the
     /// budget runs out or an exit's bounds leave a threshold open.
+    ///
+    /// Every way a game ends (a repetition, a side out of moves, a capture's exit) splits
+    /// the count's `n` seeds between the two sides (own-row rules), so the margin has
+    /// `n`'s parity: only the thresholds of that parity are searched ("at least `x`"
+    /// for the other parity is "at least `x + 1`").
     pub fn value(
         &mut self,
         root: u32,
@@ -196,10 +201,12 @@ impl<'g> KnotSearch<'g> {
         low: i32,
         high: i32,
     ) -> Option<i32> {
-        let mut low = low;
+        let n = self.g.n as i32;
+        let mut low = low + (low - n).rem_euclid(2);
+        let high = high - (high - n).rem_euclid(2);
         while low < high {
-            match self.wins(root, history, low + 1)? {
-                true => low += 1,
+            match self.wins(root, history, low + 2)? {
+                true => low += 2,
                 false => return Some(low),
             }
         }

@@ -465,12 +465,29 @@ pub struct Proving {
     pub games: usize,
     /// Work units of each of those searches.
     pub game_work: u64,
+    /// `(count, work)`: the work of each search at that count instead of `game_work`
+    /// (searched even above `games`; 0 work: not searched). A small count's proofs are
+    /// every larger count's exits.
+    pub game_work_at: Vec<(usize, u64)>,
 }
 
 impl Proving {
     /// Whether the open boards of count `n` are searched by the repetition rule's game.
     pub fn games_at(&self, n: usize) -> bool {
-        n > 0 && n <= self.games && self.game_work > 0
+        self.game_work_for(n) > 0
+    }
+
+    /// Work units of each search of the open boards of count `n` by the repetition
+    /// rule's game (0: not searched).
+    pub fn game_work_for(&self, n: usize) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        match self.game_work_at.iter().find(|&&(c, _)| c == n) {
+            Some(&(_, work)) => work,
+            None if n <= self.games => self.game_work,
+            None => 0,
+        }
     }
 
     /// Nodes of each search of the open boards of count `n` (0: not searched).
@@ -510,6 +527,9 @@ impl Proving {
                 self.games, self.game_work
             );
         }
+        for (n, work) in &self.game_work_at {
+            s += &format!(" --game-work-at {n}={work}");
+        }
         s
     }
 }
@@ -535,7 +555,8 @@ fn solve_and_prove(
             pool.install(|| history_search::prove_top_count(rules, tables, bounds, nodes));
     }
     if proving.games_at(n) {
-        stats.exact += pool.install(|| knot::prove_count(rules, tables, bounds, proving.game_work));
+        stats.exact +=
+            pool.install(|| knot::prove_count(rules, tables, bounds, proving.game_work_for(n)));
     }
     stats
 }
@@ -652,7 +673,7 @@ pub fn build_in_memory_proving(rules: RuleSet, max_seeds: usize, proving: Provin
             history_search::prove_top_count(rules, &mut tables, &mut bounds, nodes);
         }
         if proving.games_at(n) {
-            knot::prove_count(rules, &mut tables, &mut bounds, proving.game_work);
+            knot::prove_count(rules, &mut tables, &mut bounds, proving.game_work_for(n));
         }
     }
     let mut tb = Tablebase::from_tables(rules, tables, bounds);

@@ -620,12 +620,19 @@ fn a_proving_build_resumes_only_with_the_same_proving() {
         nodes: 10_000,
         cycles: 5,
         nodes_at: vec![(4, 30_000), (5, 5_000)],
-        games: 5,
+        games: 4,
         game_work: 100_000,
+        game_work_at: vec![(3, 0), (5, 200_000)],
     };
     assert_eq!(
         (1..=6).map(|n| proving.nodes_for(n)).collect::<Vec<_>>(),
         [10_000, 10_000, 10_000, 30_000, 5_000, 0]
+    );
+    assert_eq!(
+        (0..=6)
+            .map(|n| proving.game_work_for(n))
+            .collect::<Vec<_>>(),
+        [0, 100_000, 100_000, 0, 100_000, 200_000, 0]
     );
     build_proving(rules, 3, dir.path(), 1, proving.clone(), |_| {}).unwrap();
     let mut resumed = 0;
@@ -654,7 +661,8 @@ fn a_proving_build_resumes_only_with_the_same_proving() {
     assert!(
         err.contains(
             "--prove-seeds 3 --prove-nodes 10000 --cycle-seeds 5 --prove-nodes-at 4=30000 \
-             --prove-nodes-at 5=5000 --game-seeds 5 --game-work 100000"
+             --prove-nodes-at 5=5000 --game-seeds 4 --game-work 100000 \
+             --game-work-at 3=0 --game-work-at 5=200000"
         ),
         "{err}"
     );
