@@ -480,26 +480,12 @@ impl Proving {
     /// Work units of each search of the open boards of count `n` by the repetition
     /// rule's game (0: not searched).
     pub fn game_work_for(&self, n: usize) -> u64 {
-        if n == 0 {
-            return 0;
-        }
-        match self.game_work_at.iter().find(|&&(c, _)| c == n) {
-            Some(&(_, work)) => work,
-            None if n <= self.games => self.game_work,
-            None => 0,
-        }
+        budget_at(n, &self.game_work_at, self.games, self.game_work)
     }
 
     /// Nodes of each search of the open boards of count `n` (0: not searched).
     pub fn nodes_for(&self, n: usize) -> u64 {
-        if n == 0 {
-            return 0;
-        }
-        match self.nodes_at.iter().find(|&&(c, _)| c == n) {
-            Some(&(_, nodes)) => nodes,
-            None if n <= self.seeds => self.nodes,
-            None => 0,
-        }
+        budget_at(n, &self.nodes_at, self.seeds, self.nodes)
     }
 
     /// Whether the open boards of count `n` are searched.
@@ -531,6 +517,17 @@ impl Proving {
             s += &format!(" --game-work-at {n}={work}");
         }
         s
+    }
+}
+
+/// Count `n`'s budget: its own in `at`, else `budget` up to count `upto`, else 0 (and 0
+/// for the empty board, which has nothing to prove).
+fn budget_at(n: usize, at: &[(usize, u64)], upto: usize, budget: u64) -> u64 {
+    match at.iter().find(|&&(c, _)| c == n) {
+        _ if n == 0 => 0,
+        Some(&(_, b)) => b,
+        None if n <= upto => budget,
+        None => 0,
     }
 }
 
