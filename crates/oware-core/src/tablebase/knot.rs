@@ -27,6 +27,7 @@
 
 use super::build::{Bounds, CountGraph, NONE, decode, encode};
 use crate::game::{Leftover, RuleSet};
+use std::collections::HashMap;
 
 /// What a node is worth to A at the threshold: not known yet, at least `x`, below `x`.
 const OPEN: u8 = 0;
@@ -68,7 +69,16 @@ pub struct KnotSearch<'g> {
     /// The base of the search under way (no history): a node `status` leaves open is
     /// what it says.
     base: Option<&'g [u8]>,
+    /// Proven results of nodes by a digest of everything their search reads (see
+    /// [`KnotSearch::digest`]): a node reached again by another line, or from another
+    /// root, whose open region and its decided edges are the same, is the same game.
+    proven: HashMap<u128, bool>,
+    /// Nodes answered from `proven` since the search was made.
+    reused: u64,
 }
+
+/// Most results kept in [`KnotSearch::proven`] before it is cleared.
+const PROVEN_CAP: usize = 1 << 20;
 
 /// Scratch of one node's games: the open nodes it reaches and their moves between them.
 #[derive(Default)]
@@ -115,6 +125,8 @@ impl<'g> KnotSearch<'g> {
             out_of_budget: false,
             bases: None,
             base: None,
+            proven: HashMap::new(),
+            reused: 0,
             region: Region {
                 local: vec![NO; nodes],
                 ..Region::default()
@@ -178,6 +190,12 @@ impl<'g> KnotSearch<'g> {
             cap: cap.max(1),
             ..self
         }
+    }
+
+    /// Nodes whose proven result was taken from another line's or root's search of the
+    /// same games since the search was made.
+    pub fn reused(&self) -> u64 {
+        self.reused
     }
 
     /// Whether the last [`KnotSearch::value`] ran out of its budget.
@@ -282,7 +300,8 @@ impl<'g> KnotSearch<'g> {
         }
         // The first node's games run over every open position it reaches: what they
         // decide bounds every node below.
-        self.collect(v, if depth == 0 { usize::MAX } else { self.cap });
+        let cap = if depth == 0 { usize::MAX } else { self.cap };
+        self.collect(v, cap);
         self.work += self.region.ids.len() as u64;
         if self.work > self.budget {
             self.out_of_budget = true;
@@ -290,6 +309,25 @@ impl<'g> KnotSearch<'g> {
             return None;
         }
         self.build_region();
+        // A region cut at the cap lets the deeper nodes reach beyond it: not a digest.
+        let digest = (self.region.ids.len() < cap).then(|| self.digest());
+        if let Some(&r) = digest.and_then(|d| self.proven.get(&d)) {
+            self.clear_region();
+            self.reused += 1;
+            return Some(r);
+        }
+        let r = self.node_searched(v, depth);
+        if let (Some(d), Some(r)) = (digest, r) {
+            if self.proven.len() >= PROVEN_CAP {
+                self.proven.clear();
+            }
+            self.proven.insert(d, r);
+        }
+        r
+    }
+
+    /// [`KnotSearch::node`] once its region is built: its games, then its moves.
+    fn node_searched(&mut self, v: u32, depth: usize) -> Option<bool> {
         self.solve(true);
         self.solve(false);
         let (a, b) = (self.region.win_a[0], self.region.win_b[0]);
@@ -441,6 +479,32 @@ impl<'g> KnotSearch<'g> {
                 r.cnt[w] += 1;
             }
         }
+    }
+
+    /// A digest (128 bits) of everything the search of the region's first node reads:
+    /// the threshold, the region's positions in the order they were reached (which fixes
+    /// their moves, scores, exits and table order), and per position how many of its
+    /// moves lead to positions decided for and against A (the line's positions among
+    /// them, as the ends they are). Every deeper node's region lies inside this one
+    /// (when it was not cut at the cap) and the search only ever decides positions in
+    /// it, so two nodes with one digest are the same game, and a proven value of one is
+    /// the other's.
+    fn digest(&self) -> u128 {
+        const K: u128 = 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835;
+        let mut h: u128 = self.x as u32 as u128;
+        let mut add = |w: u64| {
+            h = (h ^ w as u128).wrapping_mul(K);
+            h ^= h >> 67;
+        };
+        let r = &self.region;
+        add(r.ids.len() as u64);
+        for i in 0..r.ids.len() {
+            add(r.ids[i] as u64
+                | (r.for_a[i] as u64) << 32
+                | (r.against_a[i] as u64) << 40
+                | (r.beyond[i] as u64) << 48);
+        }
+        h
     }
 
     /// The co-Büchi game of one side `p` (A if `for_a`) over the region: `p` wins a

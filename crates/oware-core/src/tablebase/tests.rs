@@ -1017,9 +1017,13 @@ fn the_repetition_games_search_agrees_with_brute_force() {
         };
         let mut solver = Solver::new(rules, 20_000).with_order(&order);
         let (mut open, mut proven, mut proven_capped) = (0u64, 0u64, 0u64);
-        let (mut compared, mut budget_out) = (0u64, 0u64);
+        let (mut compared, mut budget_out, mut reused, mut proven_shared) =
+            (0u64, 0u64, 0u64, 0u64);
         for n in 1..=4 {
             let graph = build::CountGraph::new(rules, n, &tb.tables[..n], &tb.bounds[..n]);
+            // And one search for every board of the count, which takes the results it
+            // proved at one root for the same games reached from another.
+            let mut shared = knot::KnotSearch::new(&graph, &tb.tables[n], u64::MAX);
             for p in boards(n) {
                 for (pos, h) in with_histories(rules, p) {
                     if pos.legal_moves(rules) == 0 {
@@ -1041,11 +1045,14 @@ fn the_repetition_games_search_agrees_with_brute_force() {
                     let mut full = search();
                     let v = full.value(root, &hist, lo, hi);
                     let capped = search().with_cap(6).value(root, &hist, lo, hi);
+                    shared.restart(200_000);
+                    let again = shared.value(root, &hist, lo, hi);
                     budget_out += full.out_of_budget() as u64;
                     proven += v.is_some() as u64;
                     proven_capped += capped.is_some() as u64;
+                    proven_shared += again.is_some() as u64;
                     let guess = tb.value(&pos).unwrap().0;
-                    for v in [v, capped].into_iter().flatten() {
+                    for v in [v, capped, again].into_iter().flatten() {
                         assert!((lo..=hi).contains(&v), "{} {pos} {h:?}", preset.name());
                         if let Ok(w) = solver.solve_near(&pos, &h, guess) {
                             compared += 1;
@@ -1054,13 +1061,16 @@ fn the_repetition_games_search_agrees_with_brute_force() {
                     }
                 }
             }
+            reused += shared.reused();
         }
         println!(
             "{}: {open} values the games leave open, {proven} proven by the search \
-             ({proven_capped} with 6 positions a node), {compared} compared with the brute \
-             force, {budget_out} out of budget",
+             ({proven_capped} with 6 positions a node, {proven_shared} by one search for \
+             each count), {compared} compared with the brute \
+             force, {budget_out} out of budget, {reused} nodes' results reused",
             preset.name()
         );
+        assert!(reused > 0 && proven_shared >= proven, "{}", preset.name());
         assert!(compared > 300 && proven * 4 > open, "{}", preset.name());
         assert!(
             proven_capped > 0 && proven_capped <= proven,
