@@ -62,8 +62,7 @@ fn probe_never_states_a_repetition_score_as_the_value() {
     // North's only move f starts fAbBcCdDeEfFa, which repeats with one seed in each row:
     // each takes his own, so North's margin is 0 and he loses 23–25. The plain build
     // stored the repetition score at this board (+2, a draw) there, not proven; the
-    // shipped tables are built proving (`--prove-seeds 7 --cycle-seeds 12 --game-seeds 12`), and hold
-    // the value, exact.
+    // shipped tables are built proving (`--game-seeds 12`), and hold the value, exact.
     let fen = "0-0-0-0-0-0-0-1-0-0-0-1-24-22-N";
     let (code, out, err) = oware(&["tablebase", "probe", "--tb", TB, "--fen", fen, "--json"]);
     assert_eq!(code, 0, "{err}");
@@ -76,13 +75,29 @@ fn probe_never_states_a_repetition_score_as_the_value() {
     let (_, text, _) = oware(&["tablebase", "probe", "--tb", TB, "--fen", fen]);
     assert!(text.contains("lost with best play"), "{text}");
 
-    // A board the build left inexact: the entry is a repetition score inside bounds
-    // that do not decide the outcome (North to move, stores 21–20: a draw at the low
-    // bound, a win at the high one). A search given no room proves nothing: the
-    // bounds, not a value.
+    // A board a build leaves inexact when it searches the repetition rule's game only
+    // up to 6 seeds (the shipped tables hold every board up to 12 seeds exact): the
+    // entry is a repetition score inside bounds that do not decide the outcome (North
+    // to move, stores 21–20: a draw at the low bound, a win at the high one). A search
+    // given no room proves nothing: the bounds, not a value.
+    let dir = tempfile::tempdir().unwrap();
+    let tb = dir.path().to_str().unwrap();
+    let (code, _, err) = oware(&[
+        "tablebase",
+        "build",
+        "--max-seeds",
+        "7",
+        "--out",
+        tb,
+        "--cycle-seeds",
+        "7",
+        "--game-seeds",
+        "6",
+    ]);
+    assert_eq!(code, 0, "{err}");
     let fen = "0-1-0-2-1-1-0-1-0-1-0-0-21-20-N";
     let probe = |extra: &[&str]| {
-        let mut args = vec!["tablebase", "probe", "--tb", TB, "--fen", fen];
+        let mut args = vec!["tablebase", "probe", "--tb", tb, "--fen", fen];
         args.extend_from_slice(extra);
         let (code, out, err) = oware(&args);
         assert_eq!(code, 0, "{err}");
@@ -126,8 +141,13 @@ fn probe_never_states_a_repetition_score_as_the_value() {
         text.contains(&format!("search nodes in all: {nodes} ")),
         "{text}"
     );
-    // (That the proven value is the brute-force search's is checked by `verify` and
-    // by `tablebase::prove`'s tests.)
+    // The shipped tables hold the same value, exact (that a proven value is the
+    // brute-force search's is checked by `verify` and by `tablebase::prove`'s tests).
+    let (code, out, err) = oware(&["tablebase", "probe", "--tb", TB, "--fen", fen, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let shipped = json(&out);
+    assert_eq!(shipped["exact"], true, "{shipped}");
+    assert_eq!(shipped["value"], value, "{shipped}");
 }
 
 #[test]

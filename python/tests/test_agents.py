@@ -8,7 +8,8 @@ import pytest
 
 import oware_zero as oz
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parents[1]
 SHIPPED = REPO / "checkpoints" / "oware-abapa"
 TABLES = REPO / "tablebases" / "abapa"
 
@@ -151,9 +152,15 @@ def test_tables_probe_keeps_not_proven_apart():
     tb = oz.Tablebase(str(TABLES))
     assert tb.rules == "abapa" and tb.max_seeds >= 2
     assert tb.probe(oz.Position()) is None  # 48 seeds on the board: beyond the tables
-    # A board whose entry the shipped tables leave as bounds (a repetition may decide
-    # it; tests/tablebase.rs proves its value by search): 7 seeds, North to move.
+    # The shipped tables hold every board up to 12 seeds exact. A board whose entry
+    # weaker tables leave as bounds (a repetition may decide it; tests/tablebase.rs
+    # proves its value by search): 7 seeds, North to move, in the tables of
+    # `oware tablebase build --max-seeds 7 --out python/tests/data/abapa-7-games-6
+    # --cycle-seeds 7 --game-seeds 6`, which search the repetition rule's game only up
+    # to 6 seeds.
     board = "0-1-0-2-1-1-0-1-0-1-0-0"
+    assert tb.probe(f"{board}-21-20-N").exact
+    tb = oz.Tablebase(str(HERE / "data" / "abapa-7-games-6"))
     r = tb.probe(f"{board}-21-20-N")
     assert r is not None and not r.exact
     lo, hi = r.bounds

@@ -152,6 +152,11 @@ impl<'a> HistorySearch<'a> {
         }
     }
 
+    /// Every `solve` from now gives up after `node_limit` nodes.
+    pub fn set_limit(&mut self, node_limit: u64) {
+        self.limit = node_limit;
+    }
+
     /// Nodes of the last `solve`.
     pub fn nodes(&self) -> u64 {
         self.nodes

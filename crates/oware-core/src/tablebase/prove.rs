@@ -155,6 +155,10 @@ impl Known {
 /// no more than the prover's node limit ([`Prover::plays_count`]).
 pub const CYCLE_PROOF_SEEDS: usize = 8;
 
+/// The share of its node limit (one part in this many) the prover's history search
+/// first runs within, before the repetition rule's games are asked.
+const QUICK_SHARE: u64 = 16;
+
 /// Work units of the repetition rule's game search ([`KnotSearch`]) per node of the
 /// prover's limit (a unit, one open position in one node's games, costs about a tenth
 /// of a history-search node).
@@ -234,18 +238,36 @@ impl<'a> Prover<'a> {
 
     /// What is known of `pos` (stores ignored) with `history`: the positions since the
     /// last capture, oldest first, `pos` excluded. `None` beyond the table.
+    ///
+    /// The history search runs first within a [`QUICK_SHARE`] of the limit, then the
+    /// repetition rule's games, and only then the search within the whole limit: where
+    /// the games settle a value at once, a search that would spend its whole limit and
+    /// give up is cut short.
     pub fn position(&self, pos: &Position, history: &[Position]) -> Option<Known> {
         let p = self.tb.probe(pos)?;
         if history.is_empty() && p.exact {
             return Some(Known::Proven(p.value, Source::Table));
         }
-        let mut solver = self.search.borrow_mut();
-        let result = solver.solve(pos, history);
-        let nodes = solver.nodes();
-        drop(solver);
+        let mut nodes = 0;
+        let mut search = |limit: u64| {
+            let mut solver = self.search.borrow_mut();
+            solver.set_limit(limit);
+            let r = solver.solve(pos, history);
+            nodes += solver.nodes();
+            r
+        };
+        let quick = search(self.node_limit / QUICK_SHARE);
+        let result = match quick {
+            Err(Unsolved::Nodes) => match self.by_cycles(pos, history) {
+                Some(v) => Ok(v),
+                None => search(self.node_limit).map_err(|why| (why, true)),
+            },
+            Err(why) => Err((why, false)),
+            Ok(v) => Ok(v),
+        };
         Some(match result {
             Ok(v) => Known::Proven(v, Source::Search(nodes)),
-            Err(why) => match self.by_cycles(pos, history) {
+            Err((why, tried)) => match (!tried).then(|| self.by_cycles(pos, history)).flatten() {
                 Some(v) => Known::Proven(v, Source::Search(nodes)),
                 None => Known::Unproven {
                     bounds: history.is_empty().then_some(p.bounds),
