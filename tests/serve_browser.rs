@@ -1461,7 +1461,7 @@ fn links_positions_the_trainer_and_the_analysis_limit_in_chromium() {
         b.wait_idle();
         assert_eq!(b.text("#tree .comment"), "a } brace");
         // A position typed into the position's box, then Enter.
-        let typed = "0-2-1-0-1-1-1-1-1-0-2-0-19-19-S";
+        let typed = "1-0-1-3-0-0-2-3-1-1-0-0-19-17-S";
         b.type_into("#fen", &format!("{typed}{KEY_ENTER}"));
         b.wait_idle();
         assert_eq!(

@@ -611,6 +611,9 @@ pub struct CountGraph {
     /// The boards each board leads to (`succ[succ_start[k]..succ_start[k + 1]]`).
     pub(super) succ_start: Vec<u32>,
     pub(super) succ: Vec<u32>,
+    /// Between two margins that can occur: 2 under the own-row rules (every ending
+    /// splits the count's seeds, so a margin has the count's parity), else 1.
+    pub(super) step: i32,
 }
 
 impl CountGraph {
@@ -656,6 +659,11 @@ impl CountGraph {
             preds,
             succ_start,
             succ,
+            step: if rules.repetition == Leftover::OwnRow {
+                2
+            } else {
+                1
+            },
         }
     }
 
@@ -684,7 +692,7 @@ impl CountGraph {
         let mut largest = |c: &mut Cycles<'_>, at: usize, a_is_mover: bool| -> i32 {
             sinks(&mut sink, history, a_is_mover);
             // A wins everything at −n; find the largest x he wins at `at`.
-            largest_won(c, &sink, at, -n, n)
+            largest_won(c, &sink, at, [-n, n], [n, self.step])
         };
         let low = largest(&mut c, 2 * root as usize, true);
         let high = -largest(&mut c, 2 * root as usize + 1, false);
@@ -716,12 +724,14 @@ impl CountGraph {
         };
         let lo = history.iter().map(score).fold(no_history[0], i32::min);
         let hi = history.iter().map(score).fold(no_history[1], i32::max);
+        // (The top the value can take: of the count's parity under the own-row rules.)
+        let hi = hi - (hi - self.n as i32).rem_euclid(self.step);
         let mut c = self.cycles();
         let mut sink = vec![false; 2 * self.rep.len()];
         let at = 2 * root as usize;
         // The largest threshold in [lo, hi] the mover wins (lo itself is proven).
         sinks(&mut sink, history, true);
-        let low = largest_won(&mut c, &sink, at, lo, hi);
+        let low = largest_won(&mut c, &sink, at, [lo, hi], [self.n as i32, self.step]);
         if low == hi {
             return [low, hi];
         }
@@ -790,17 +800,28 @@ pub fn count_components(rules: RuleSet, n: usize) -> super::scc::Components {
 /// The largest threshold in `[lo, hi]` that A wins at node `at` of the doubled graph
 /// with the history's nodes `sink` as ends, `lo` being one he is known to win (a node A
 /// wins at `x` he wins below it, so a binary search finds it).
-fn largest_won(c: &mut Cycles<'_>, sink: &[bool], at: usize, lo: i32, hi: i32) -> i32 {
-    let (mut lo, mut hi) = (lo, hi);
-    while lo < hi {
-        let x = (lo + hi + 1) / 2;
-        if c.wins(x, Some(sink))[at] {
-            lo = x;
+///
+/// Under the own-row rules every ending splits the count's seeds between the sides, so
+/// every margin has the count's parity and only those thresholds are played.
+fn largest_won(
+    c: &mut Cycles<'_>,
+    sink: &[bool],
+    at: usize,
+    [lo, hi]: [i32; 2],
+    [n, step]: [i32; 2],
+) -> i32 {
+    // Thresholds lo + step·t, t in [a, b].
+    let lo = lo + (lo - n).rem_euclid(step);
+    let (mut a, mut b) = (0, (hi - lo).div_euclid(step).max(0));
+    while a < b {
+        let t = (a + b + 1) / 2;
+        if c.wins(lo + step * t, Some(sink))[at] {
+            a = t;
         } else {
-            hi = x - 1;
+            b = t - 1;
         }
     }
-    lo
+    lo + step * a
 }
 
 /// Marks in `sink` (one flag a node of the doubled graph) the nodes of the positions
