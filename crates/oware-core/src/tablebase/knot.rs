@@ -219,12 +219,12 @@ impl<'g> KnotSearch<'g> {
         low: i32,
         high: i32,
     ) -> Option<i32> {
-        let n = self.g.n as i32;
-        let mut low = low + (low - n).rem_euclid(2);
-        let high = high - (high - n).rem_euclid(2);
+        let (n, step) = (self.g.n as i32, self.g.step);
+        let mut low = low + (low - n).rem_euclid(step);
+        let high = high - (high - n).rem_euclid(step);
         while low < high {
-            match self.wins(root, history, low + 2)? {
-                true => low += 2,
+            match self.wins(root, history, low + step)? {
+                true => low += step,
                 false => return Some(low),
             }
         }
