@@ -411,7 +411,7 @@ fn cycle_bounds(
 /// The co-Büchi games of [`cycle_bounds`] on one count's doubled graph: node `2k` is
 /// `(k, A)`, `2k + 1` is `(k, B)`, for board `k` (rank, mover's view). Scratch space is
 /// kept between thresholds.
-struct Cycles<'g> {
+pub(super) struct Cycles<'g> {
     rep: &'g [i8],
     exit_lo: &'g [i8],
     exit_hi: &'g [i8],
@@ -483,10 +483,29 @@ impl<'g> Cycles<'g> {
     /// Büchi games: B's attractor to the low-score nodes and the bad exits, A's
     /// attractor to the rest, repeated until B's covers what is left; each attractor is
     /// linear in the graph.
-    fn wins(&mut self, x: i32, sink: Option<&[bool]>) -> &[bool] {
+    pub(super) fn wins(&mut self, x: i32, sink: Option<&[bool]>) -> &[bool] {
+        self.wins_from(x, sink, [None, None])
+    }
+
+    /// [`Cycles::wins`], starting from what games of the same sinks proved: `won`, the
+    /// nodes A wins at a higher threshold (he wins them at `x`, so the game starts with
+    /// them won), and `won_lower`, those A wins at a lower one (every other node he
+    /// loses at `x`, so it is a target of his opponent's attractor from the start). Both
+    /// one bit a node ([`pack`]). Every round only adds nodes A wins and only takes
+    /// nodes he loses out of his reach, so the game ends where it would from nothing;
+    /// it gets there in smaller attractors.
+    pub(super) fn wins_from(
+        &mut self,
+        x: i32,
+        sink: Option<&[bool]>,
+        [won, won_lower]: [Option<&[u64]>; 2],
+    ) -> &[bool] {
         let nodes = self.win_a.len();
         let is_sink = |v: usize| sink.is_some_and(|s| s[v]);
-        self.win_a.iter_mut().for_each(|w| *w = false);
+        let lost = |v: usize| won_lower.is_some_and(|w| !bit(w, v));
+        for (v, w) in self.win_a.iter_mut().enumerate() {
+            *w = won.is_some_and(|b| bit(b, v));
+        }
         for _ in 0..self.max_rounds {
             // B's attractor, inside what A has not won, to the nodes scored below x
             // and the exits bad for A.
@@ -498,6 +517,8 @@ impl<'g> Cycles<'g> {
                 }
                 let target = if is_sink(v) {
                     self.rep_a(v) < x
+                } else if lost(v) {
+                    true
                 } else {
                     self.cnt[v] = self.out[v / 2] + self.good_exit(v, x) as u32;
                     self.rep_a(v) < x
@@ -589,6 +610,19 @@ impl<'g> Cycles<'g> {
     }
 }
 
+/// Flags packed one bit each, the first in the low bit of the first word.
+pub(super) fn pack(flags: &[bool]) -> Vec<u64> {
+    flags
+        .chunks(64)
+        .map(|c| c.iter().rev().fold(0u64, |w, &f| (w << 1) | f as u64))
+        .collect()
+}
+
+/// Flag `i` of [`pack`]'s bits.
+pub(super) fn bit(bits: &[u64], i: usize) -> bool {
+    bits[i / 64] >> (i % 64) & 1 == 1
+}
+
 /// Rounds of each of the prover's games over a count ([`Cycles::max_rounds`]): a game
 /// with a history over the 2.7 M positions of 12 seeds can take hundreds of rounds of
 /// about 0.1 s (the build's games run to the end).
@@ -668,7 +702,7 @@ impl CountGraph {
     }
 
     /// The game's solver over this count's graph.
-    fn cycles(&self) -> Cycles<'_> {
+    pub(super) fn cycles(&self) -> Cycles<'_> {
         let mut c = Cycles::new(
             &self.rep,
             &self.exit_lo,
@@ -678,71 +712,6 @@ impl CountGraph {
         );
         c.max_rounds = PROVER_ROUNDS;
         c
-    }
-
-    /// Proven bounds `[low, high]` on the margin the mover of board `root` (rank, his
-    /// view) can force with the positions `history` behind him: each `(rank, same)`, a
-    /// board of this count and whether its mover is the root's. Each bound is the
-    /// largest threshold A wins (binary search: a node A wins at `x` he wins below it),
-    /// A being the root's mover for `low`, his opponent for `high`.
-    pub fn bounds(&self, root: u32, history: &[(u32, bool)]) -> [i32; 2] {
-        let mut c = self.cycles();
-        let n = self.n as i32;
-        let mut sink = vec![false; 2 * self.rep.len()];
-        let mut largest = |c: &mut Cycles<'_>, at: usize, a_is_mover: bool| -> i32 {
-            sinks(&mut sink, history, a_is_mover);
-            // A wins everything at −n; find the largest x he wins at `at`.
-            largest_won(c, &sink, at, [-n, n], [n, self.step])
-        };
-        let low = largest(&mut c, 2 * root as usize, true);
-        let high = -largest(&mut c, 2 * root as usize + 1, false);
-        [low, high]
-    }
-
-    /// The margin the mover of board `root` (rank, his view) can force with the
-    /// positions `history` behind him (as in [`CountGraph::bounds`]), where the game's
-    /// bounds meet; `None` where they do not. `no_history` are proven bounds on the
-    /// value with no history (the table's). By fact 2 of the history search (a bound on
-    /// the value with no history bounds every history, weakened to the history's
-    /// repetition scores), the value with this history lies in `no_history` widened to
-    /// the scores of the history's positions for the root's mover, and only the
-    /// thresholds inside it are played: about log2 of its width games, and one more for
-    /// the high bound, instead of [`CountGraph::bounds`]' 2·log2(2n). Both bounds met
-    /// are proven (the game's and fact 2's), so where they meet that is the value.
-    pub fn value(&self, root: u32, history: &[(u32, bool)], no_history: [i32; 2]) -> Option<i32> {
-        let [low, high] = self.proven(root, history, no_history);
-        (low == high).then_some(low)
-    }
-
-    /// Proven bounds `[low, high]` on the value of [`CountGraph::value`]: `low` the
-    /// largest threshold the game proves, `high` equal to it where the opponent's game
-    /// proves that, else the top of `no_history` widened by the history's scores.
-    pub fn proven(&self, root: u32, history: &[(u32, bool)], no_history: [i32; 2]) -> [i32; 2] {
-        let score = |&(k, same): &(u32, bool)| {
-            let r = self.rep[k as usize] as i32;
-            if same { r } else { -r }
-        };
-        let lo = history.iter().map(score).fold(no_history[0], i32::min);
-        let hi = history.iter().map(score).fold(no_history[1], i32::max);
-        // (The top the value can take: of the count's parity under the own-row rules.)
-        let hi = hi - (hi - self.n as i32).rem_euclid(self.step);
-        let mut c = self.cycles();
-        let mut sink = vec![false; 2 * self.rep.len()];
-        let at = 2 * root as usize;
-        // The largest threshold in [lo, hi] the mover wins (lo itself is proven).
-        sinks(&mut sink, history, true);
-        let low = largest_won(&mut c, &sink, at, [lo, hi], [self.n as i32, self.step]);
-        if low == hi {
-            return [low, hi];
-        }
-        // The opponent, as A at (root, B), wins −low exactly where the mover's high
-        // bound is at most `low`.
-        sinks(&mut sink, history, false);
-        if c.wins(-low, Some(sink.as_slice()))[at + 1] {
-            [low, low]
-        } else {
-            [low, hi]
-        }
     }
 }
 
@@ -795,44 +764,6 @@ pub fn count_components(rules: RuleSet, n: usize) -> super::scc::Components {
         |v| (start[v / 2 + 1] - start[v / 2]) as usize,
         |v, i| 2 * next[start[v / 2] as usize + i] as usize + 1 - v % 2,
     )
-}
-
-/// The largest threshold in `[lo, hi]` that A wins at node `at` of the doubled graph
-/// with the history's nodes `sink` as ends, `lo` being one he is known to win (a node A
-/// wins at `x` he wins below it, so a binary search finds it).
-///
-/// Under the own-row rules every ending splits the count's seeds between the sides, so
-/// every margin has the count's parity and only those thresholds are played.
-fn largest_won(
-    c: &mut Cycles<'_>,
-    sink: &[bool],
-    at: usize,
-    [lo, hi]: [i32; 2],
-    [n, step]: [i32; 2],
-) -> i32 {
-    // Thresholds lo + step·t, t in [a, b].
-    let lo = lo + (lo - n).rem_euclid(step);
-    let (mut a, mut b) = (0, (hi - lo).div_euclid(step).max(0));
-    while a < b {
-        let t = (a + b + 1) / 2;
-        if c.wins(lo + step * t, Some(sink))[at] {
-            a = t;
-        } else {
-            b = t - 1;
-        }
-    }
-    lo + step * a
-}
-
-/// Marks in `sink` (one flag a node of the doubled graph) the nodes of the positions
-/// `history` (`(rank, same mover as the root)`), A being the root's mover or not.
-fn sinks(sink: &mut [bool], history: &[(u32, bool)], a_is_mover: bool) {
-    sink.iter_mut().for_each(|s| *s = false);
-    for &(k, same) in history {
-        // (k, A) where A moves there: A is the root's mover and so is k's, or
-        // neither is.
-        sink[2 * k as usize + (same != a_is_mover) as usize] = true;
-    }
 }
 
 /// The bucket-queue sweep over the doubled graph. Returns `L` and `H` per board, with

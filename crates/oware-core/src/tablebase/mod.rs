@@ -44,6 +44,7 @@
 
 pub mod build;
 pub mod file;
+pub mod games;
 pub mod history_search;
 pub mod index;
 pub mod knot;
@@ -53,7 +54,7 @@ pub mod solve;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use thiserror::Error;
@@ -190,7 +191,7 @@ pub struct Tablebase {
     narrowed: usize,
     /// The graphs of the counts whose games the provers have played, built once for
     /// every prover of these tables (a `serve` request, a `probe --fens` line).
-    graphs: Mutex<HashMap<usize, Arc<build::CountGraph>>>,
+    graphs: Vec<OnceLock<build::CountGraph>>,
 }
 
 impl std::fmt::Debug for Tablebase {
@@ -222,7 +223,9 @@ impl Tablebase {
             .map(|e| file::read_table(dir, rules, e))
             .collect::<Result<Vec<_>, _>>()?;
         let stored_bounds = read.iter().all(|r| r.stored_bounds);
-        let (tables, bounds) = read.into_iter().map(|r| (r.entries, r.bounds)).unzip();
+        let (tables, bounds): (Vec<_>, Vec<_>) =
+            read.into_iter().map(|r| (r.entries, r.bounds)).unzip();
+        let graphs = (0..tables.len()).map(|_| OnceLock::new()).collect();
         Ok(Tablebase {
             rules,
             dir: dir.to_path_buf(),
@@ -230,7 +233,7 @@ impl Tablebase {
             bounds,
             stored_bounds,
             narrowed: m.prove_cycles,
-            graphs: Mutex::default(),
+            graphs,
         })
     }
 
@@ -254,6 +257,7 @@ impl Tablebase {
         bounds: Vec<build::Bounds>,
     ) -> Tablebase {
         assert_eq!(tables.len(), bounds.len(), "bounds for every count");
+        let graphs = (0..tables.len()).map(|_| OnceLock::new()).collect();
         Tablebase {
             rules,
             dir: PathBuf::from("(memory)"),
@@ -261,7 +265,7 @@ impl Tablebase {
             bounds,
             stored_bounds: true,
             narrowed: 0,
-            graphs: Mutex::default(),
+            graphs,
         }
     }
 
@@ -274,19 +278,10 @@ impl Tablebase {
     /// The graph of count `n`'s non-capturing moves for the repetition rule's game
     /// ([`build::CountGraph`]), built on first use and kept for every later prover
     /// (1.35 M boards, about 25 MB, at 12 seeds). `n` must be in the tables.
-    pub fn count_graph(&self, n: usize) -> Arc<build::CountGraph> {
-        let mut graphs = self.graphs.lock().unwrap_or_else(|e| e.into_inner());
-        graphs
-            .entry(n)
-            .or_insert_with(|| {
-                Arc::new(build::CountGraph::new(
-                    self.rules,
-                    n,
-                    &self.tables[..n],
-                    &self.bounds[..n],
-                ))
-            })
-            .clone()
+    pub fn count_graph(&self, n: usize) -> &build::CountGraph {
+        self.graphs[n].get_or_init(|| {
+            build::CountGraph::new(self.rules, n, &self.tables[..n], &self.bounds[..n])
+        })
     }
 
     /// Whether the bounds of inexact entries were stored (format 3). Tables of format 2
@@ -406,7 +401,7 @@ impl Tablebase {
 /// Opens `dir` once per process: later calls for the same directory share the tables
 /// in memory (a 20-seed table is 226 MB, and a match builds many players).
 pub fn open_shared(dir: &Path) -> Result<std::sync::Arc<Tablebase>, TablebaseError> {
-    use std::sync::{OnceLock, Weak};
+    use std::sync::Weak;
     static OPEN: OnceLock<Mutex<HashMap<PathBuf, Weak<Tablebase>>>> = OnceLock::new();
     let key = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let mut open = OPEN

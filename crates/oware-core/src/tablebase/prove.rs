@@ -10,8 +10,10 @@
 //! history).
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use super::build::mover_pits;
+use super::games::CountGames;
 use super::history_search::HistorySearch;
 use super::index::{boards_with, rank};
 use super::knot::KnotSearch;
@@ -169,6 +171,9 @@ const KNOT_WORK: u64 = 4;
 pub struct Prover<'a> {
     tb: &'a Tablebase,
     search: RefCell<HistorySearch<'a>>,
+    /// The repetition rule's games of each count played so far, their winning regions
+    /// kept: a position's moves share their history's games.
+    games: RefCell<HashMap<usize, CountGames<'a>>>,
     node_limit: u64,
 }
 
@@ -178,6 +183,7 @@ impl<'a> Prover<'a> {
         Prover {
             tb,
             search: RefCell::new(HistorySearch::new(tb, node_limit)),
+            games: RefCell::default(),
             node_limit,
         }
     }
@@ -194,7 +200,7 @@ impl<'a> Prover<'a> {
     }
 
     /// The value of `pos` (stores ignored) with `history` behind it where the bounds
-    /// of the repetition rule's game over its count meet ([`CountGraph::value`](super::build::CountGraph::value): the
+    /// of the repetition rule's game over its count meet ([`CountGames::value`]: the
     /// history's positions end the game where play reaches them), for the counts
     /// [`Prover::plays_count`] allows, or where they do not meet, the game itself
     /// searched ([`KnotSearch`]); `None` elsewhere. With no history on a count the
@@ -206,6 +212,8 @@ impl<'a> Prover<'a> {
             return None;
         }
         let graph = self.tb.count_graph(n);
+        let mut games = self.games.borrow_mut();
+        let games = games.entry(n).or_insert_with(|| graph.games());
         // A position with other seeds can never recur (the count only falls).
         let hist: Vec<(u32, bool)> = history
             .iter()
@@ -219,7 +227,7 @@ impl<'a> Prover<'a> {
         let [low, high] = if hist.is_empty() && self.tb.narrowed_at(n) {
             no_history
         } else {
-            graph.proven(root, &hist, no_history)
+            games.proven(root, &hist, no_history)
         };
         if low == high || self.tb.rules().repetition != Leftover::OwnRow {
             return (low == high).then_some(low);
@@ -232,7 +240,7 @@ impl<'a> Prover<'a> {
         if boards_with(n) > self.node_limit / 4 {
             return None;
         }
-        KnotSearch::new(&graph, &self.tb.tables[n], KNOT_WORK * self.node_limit)
+        KnotSearch::new(graph, &self.tb.tables[n], KNOT_WORK * self.node_limit)
             .value(root, &hist, low, high)
     }
 

@@ -760,8 +760,13 @@ fn bounds_of_the_repetition_rule_with_a_history_hold_against_brute_force() {
         let mut solver = Solver::new(rules, 20_000).with_order(&order);
         let (mut compared, mut met, mut met_with_history) = (0u64, 0u64, 0u64);
         let (mut valued, mut valued_compared) = (0u64, 0u64);
+        let (mut asked, mut played) = (0, 0);
         for n in 1..=4 {
             let graph = build::CountGraph::new(rules, n, &tb.tables[..n], &tb.bounds[..n]);
+            // One set of games for the whole count, which answers from the winning
+            // regions kept where a query's sinks and threshold were played before, and
+            // must answer as games played afresh.
+            let mut shared = graph.games();
             for p in boards(n) {
                 for (pos, h) in with_histories(rules, p) {
                     if pos.legal_moves(rules) == 0 {
@@ -772,9 +777,17 @@ fn bounds_of_the_repetition_rule_with_a_history_hold_against_brute_force() {
                         .map(|x| (index::rank(&mover_pits(x)) as u32, x.side == pos.side))
                         .collect();
                     let root = index::rank(&mover_pits(&pos)) as u32;
-                    let [lo, hi] = graph.bounds(root, &hist);
+                    let [lo, hi] = graph.games().bounds(root, &hist);
                     assert!(lo <= hi, "{} {pos} {h:?}: [{lo}, {hi}]", preset.name());
-                    let value = graph.value(root, &hist, tb.probe(&pos).unwrap().bounds);
+                    assert_eq!(
+                        shared.bounds(root, &hist),
+                        [lo, hi],
+                        "{} {pos} {h:?}",
+                        preset.name()
+                    );
+                    let no_history = tb.probe(&pos).unwrap().bounds;
+                    let value = shared.value(root, &hist, no_history);
+                    assert_eq!(value, graph.games().value(root, &hist, no_history));
                     if lo == hi {
                         assert_eq!(value, Some(lo), "{} {pos} {h:?}", preset.name());
                     }
@@ -796,13 +809,19 @@ fn bounds_of_the_repetition_rule_with_a_history_hold_against_brute_force() {
                     }
                 }
             }
+            (asked, played) = (
+                asked + shared.asked_played().0,
+                played + shared.asked_played().1,
+            );
         }
         println!(
             "{} (cycle seeds {cycles}): {compared} values compared, bounds met on {met} \
              ({met_with_history} with a history); `value` proved {valued}, \
-             {valued_compared} compared",
+             {valued_compared} compared; {asked} games asked of the shared games, \
+             {played} played",
             preset.name()
         );
+        assert!(played < asked / 2, "{}: {played} of {asked}", preset.name());
         assert!(compared > 3_000, "{}: {compared}", preset.name());
         assert!(
             valued_compared >= met,
@@ -1034,7 +1053,10 @@ fn the_repetition_games_search_agrees_with_brute_force() {
                         .map(|x| (index::rank(&mover_pits(x)) as u32, x.side == pos.side))
                         .collect();
                     let root = index::rank(&mover_pits(&pos)) as u32;
-                    let [lo, hi] = graph.proven(root, &hist, tb.probe(&pos).unwrap().bounds);
+                    let [lo, hi] =
+                        graph
+                            .games()
+                            .proven(root, &hist, tb.probe(&pos).unwrap().bounds);
                     if lo == hi {
                         continue;
                     }
