@@ -408,6 +408,16 @@ fn cycle_bounds(
     [low, high]
 }
 
+/// A node's state in [`Cycles`]: the count of its children (and good exit) that an
+/// attractor has yet to take (at most 7), and three flags.
+const CNT: u8 = 0x0f;
+/// In B's attractor this round.
+const IN_R: u8 = 0x10;
+/// Won by A.
+const WON: u8 = 0x20;
+/// A position of the history: the game ends there by repetition.
+const SINK: u8 = 0x40;
+
 /// The co-Büchi games of [`cycle_bounds`] on one count's doubled graph: node `2k` is
 /// `(k, A)`, `2k + 1` is `(k, B)`, for board `k` (rank, mover's view). Scratch space is
 /// kept between thresholds.
@@ -417,12 +427,15 @@ pub(super) struct Cycles<'g> {
     exit_hi: &'g [i8],
     start: &'g [u32],
     preds: &'g [u32],
-    /// Inner out-degree of each board.
-    out: Vec<u32>,
+    /// Inner out-degree of each board (at most 6).
+    out: Vec<u8>,
+    /// Each node's state in one byte ([`CNT`], [`IN_R`], [`WON`], [`SINK`]): the
+    /// attractors read and write one byte a node they reach, a 2.7 MB array at 12
+    /// seeds instead of four.
+    st: Vec<u8>,
+    /// What A wins, read out of `st` at the end of a game.
     win_a: Vec<bool>,
-    in_r: Vec<bool>,
-    cnt: Vec<u32>,
-    queue: Vec<usize>,
+    queue: Vec<u32>,
     /// Rounds of the Büchi loop before a game stops with what A has won so far (each
     /// round only adds nodes A wins, so that is a proof too, only weaker).
     max_rounds: usize,
@@ -437,7 +450,7 @@ impl<'g> Cycles<'g> {
         preds: &'g [u32],
     ) -> Cycles<'g> {
         let total = rep.len();
-        let mut out = vec![0u32; total];
+        let mut out = vec![0u8; total];
         for &p in preds {
             out[p as usize] += 1;
         }
@@ -448,9 +461,8 @@ impl<'g> Cycles<'g> {
             start,
             preds,
             out,
+            st: vec![0; 2 * total],
             win_a: vec![false; 2 * total],
-            in_r: vec![false; 2 * total],
-            cnt: vec![0; 2 * total],
             queue: Vec::new(),
             max_rounds: usize::MAX,
         }
@@ -500,102 +512,112 @@ impl<'g> Cycles<'g> {
         sink: Option<&[bool]>,
         [won, won_lower]: [Option<&[u64]>; 2],
     ) -> &[bool] {
-        let nodes = self.win_a.len();
-        let is_sink = |v: usize| sink.is_some_and(|s| s[v]);
+        let nodes = self.st.len();
         let lost = |v: usize| won_lower.is_some_and(|w| !bit(w, v));
-        for (v, w) in self.win_a.iter_mut().enumerate() {
-            *w = won.is_some_and(|b| bit(b, v));
+        for v in 0..nodes {
+            let is_sink = sink.is_some_and(|s| s[v]);
+            let is_won = won.is_some_and(|b| bit(b, v));
+            self.st[v] = if is_sink { SINK } else { 0 } | if is_won { WON } else { 0 };
         }
         for _ in 0..self.max_rounds {
             // B's attractor, inside what A has not won, to the nodes scored below x
-            // and the exits bad for A.
+            // and the exits bad for A. An A node's count: its children not in it yet
+            // (and a good exit, which never is).
             self.queue.clear();
             for v in 0..nodes {
-                self.in_r[v] = false;
-                if self.win_a[v] {
+                let s = self.st[v] & !(IN_R | CNT);
+                self.st[v] = s;
+                if s & WON != 0 {
                     continue;
                 }
-                let target = if is_sink(v) {
+                let target = if s & SINK != 0 {
                     self.rep_a(v) < x
                 } else if lost(v) {
                     true
                 } else {
-                    self.cnt[v] = self.out[v / 2] + self.good_exit(v, x) as u32;
-                    self.rep_a(v) < x
-                        || self.bad_exit(v, x)
-                        || (v.is_multiple_of(2) && self.cnt[v] == 0)
+                    let c = self.out[v / 2] + self.good_exit(v, x) as u8;
+                    self.st[v] = s | c;
+                    self.rep_a(v) < x || self.bad_exit(v, x) || (v.is_multiple_of(2) && c == 0)
                 };
                 if target {
-                    self.in_r[v] = true;
-                    self.queue.push(v);
+                    self.st[v] |= IN_R;
+                    self.queue.push(v as u32);
                 }
             }
             while let Some(u) = self.queue.pop() {
-                for w in self.preds_of(u) {
-                    if self.win_a[w] || self.in_r[w] || is_sink(w) {
+                for w in self.preds_of(u as usize) {
+                    let s = self.st[w];
+                    if s & (WON | IN_R | SINK) != 0 {
                         continue;
                     }
                     if !w.is_multiple_of(2) {
-                        self.in_r[w] = true;
-                        self.queue.push(w);
+                        self.st[w] = s | IN_R;
+                        self.queue.push(w as u32);
                     } else {
-                        self.cnt[w] -= 1;
-                        if self.cnt[w] == 0 {
-                            self.in_r[w] = true;
-                            self.queue.push(w);
+                        debug_assert!(s & CNT > 0, "an A node counted out twice");
+                        let s = s - 1; // one child fewer outside
+                        self.st[w] = if s & CNT == 0 { s | IN_R } else { s };
+                        if s & CNT == 0 {
+                            self.queue.push(w as u32);
                         }
                     }
                 }
             }
             // What B cannot force there, A holds forever: add A's attractor to it.
             let mut grew = false;
-            for v in 0..nodes {
-                if !self.win_a[v] && !self.in_r[v] {
-                    self.win_a[v] = true;
+            for s in self.st.iter_mut() {
+                if *s & (WON | IN_R) == 0 {
+                    *s |= WON;
                     grew = true;
                 }
             }
             if !grew {
                 break;
             }
+            // B nodes count their children not yet won by A (every won node is queued
+            // once below and takes itself off its predecessors' counts).
             self.queue.clear();
             for v in 0..nodes {
-                if self.win_a[v] {
-                    self.queue.push(v);
+                let s = self.st[v] & !CNT;
+                if s & WON != 0 {
+                    self.st[v] = s;
+                    self.queue.push(v as u32);
                     continue;
                 }
-                // B nodes count their children not yet won by A (every won node is
-                // queued once below and takes itself off its predecessors' counts).
-                self.cnt[v] = self.out[v / 2];
-                let joins = if is_sink(v) {
+                let c = self.out[v / 2];
+                let joins = if s & SINK != 0 {
                     self.rep_a(v) >= x
                 } else if v.is_multiple_of(2) {
                     self.good_exit(v, x)
                 } else {
-                    !self.bad_exit(v, x) && self.cnt[v] == 0
+                    !self.bad_exit(v, x) && c == 0
                 };
+                self.st[v] = s | c | if joins { WON } else { 0 };
                 if joins {
-                    self.win_a[v] = true;
-                    self.queue.push(v);
+                    self.queue.push(v as u32);
                 }
             }
             while let Some(u) = self.queue.pop() {
-                for w in self.preds_of(u) {
-                    if self.win_a[w] || is_sink(w) {
+                for w in self.preds_of(u as usize) {
+                    let s = self.st[w];
+                    if s & (WON | SINK) != 0 {
                         continue;
                     }
                     if w.is_multiple_of(2) {
-                        self.win_a[w] = true;
-                        self.queue.push(w);
+                        self.st[w] = s | WON;
+                        self.queue.push(w as u32);
                     } else if !self.bad_exit(w, x) {
-                        self.cnt[w] -= 1;
-                        if self.cnt[w] == 0 {
-                            self.win_a[w] = true;
-                            self.queue.push(w);
+                        let s = s - 1;
+                        self.st[w] = if s & CNT == 0 { s | WON } else { s };
+                        if s & CNT == 0 {
+                            self.queue.push(w as u32);
                         }
                     }
                 }
             }
+        }
+        for (w, &s) in self.win_a.iter_mut().zip(&self.st) {
+            *w = s & WON != 0;
         }
         &self.win_a
     }
@@ -681,9 +703,18 @@ impl CountGraph {
                 (exit_lo[k], exit_hi[k]) = (lo as i8, hi as i8);
             }
         }
-        let (start, preds) = adjacency(total, &mut edges);
-        edges.iter_mut().for_each(|e| *e = (e.1, e.0));
-        let (succ_start, succ) = adjacency(total, &mut edges);
+        // Edges come by board `k` rising, so each board's predecessors are in rising
+        // order; and read back from them, each board's successors are too.
+        let (start, preds) = adjacency(total, &edges);
+        drop(edges);
+        let back: Vec<(u32, u32)> = (0..total)
+            .flat_map(|q| {
+                preds[start[q] as usize..start[q + 1] as usize]
+                    .iter()
+                    .map(move |&k| (k, q as u32))
+            })
+            .collect();
+        let (succ_start, succ) = adjacency(total, &back);
         CountGraph {
             n,
             rep,
@@ -715,17 +746,23 @@ impl CountGraph {
     }
 }
 
-/// The edges `(from, to)` grouped by `from`: each node's start in the list, and the list.
-fn adjacency(total: usize, edges: &mut [(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
-    edges.sort_unstable();
+/// The edges `(from, to)` grouped by `from`, in their order within a group: each
+/// node's start in the list, and the list (a counting sort: two passes).
+fn adjacency(total: usize, edges: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
     let mut start = vec![0u32; total + 1];
-    for &(q, _) in edges.iter() {
+    for &(q, _) in edges {
         start[q as usize + 1] += 1;
     }
     for k in 0..total {
         start[k + 1] += start[k];
     }
-    (start, edges.iter().map(|&(_, p)| p).collect())
+    let mut next = start.clone();
+    let mut list = vec![0u32; edges.len()];
+    for &(q, p) in edges {
+        list[next[q as usize] as usize] = p;
+        next[q as usize] += 1;
+    }
+    (start, list)
 }
 
 /// The strongly connected components of the positions with `n` seeds under
@@ -841,4 +878,39 @@ fn sweep(
         *x = if *x == NONE { inf } else { -*x };
     }
     (a, b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::adjacency;
+
+    #[test]
+    fn adjacency_groups_edges_as_a_sort_would() {
+        // Pseudo-random edges pushed by target rising (as the graph pushes them), with
+        // repeats: grouped by source, each group's targets in rising order, exactly as
+        // sorting the pairs gives.
+        let total = 50;
+        let mut x = 12345u64;
+        let mut edges = Vec::new();
+        for k in 0..total as u32 {
+            for _ in 0..(k % 5) {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                edges.push(((x >> 33) as u32 % total as u32, k));
+            }
+        }
+        let (start, list) = adjacency(total, &edges);
+        let mut sorted = edges.clone();
+        sorted.sort_unstable();
+        let grouped: Vec<(u32, u32)> = (0..total)
+            .flat_map(|q| {
+                list[start[q] as usize..start[q + 1] as usize]
+                    .iter()
+                    .map(move |&p| (q as u32, p))
+            })
+            .collect();
+        assert_eq!(grouped, sorted);
+        assert!(edges.len() > 50);
+    }
 }
