@@ -539,8 +539,8 @@ fn verify(a: VerifyArgs) -> Result<()> {
     let bad = bad_exact + out_of_bounds + proofs.disagree;
     if a.json {
         let v = serde_json::json!({
-            "positions": a.positions, "max_seeds": a.max_seeds, "seed": a.seed,
-            "exact_entries": exact, "solved": solved, "unsolved": unsolved,
+            "positions": a.positions, "max_seeds": a.max_seeds, "seeds": a.seeds,
+            "seed": a.seed, "exact_entries": exact, "solved": solved, "unsolved": unsolved,
             "agree": agree, "disagree_exact": bad_exact, "disagree_repetition": bad_rep,
             "disagree_sign": outcome_bad, "outside_bounds": out_of_bounds,
             "disagreements": bad, "bounds_stored": tb.has_bounds(),
@@ -559,7 +559,7 @@ fn verify(a: VerifyArgs) -> Result<()> {
     }
     let pct = |x: u64, of: u64| 100.0 * x as f64 / of.max(1) as f64;
     let mut s = format!(
-        "{} random boards with 1..={} seeds ({} rules, seed {}), {:.1} s\n\
+        "{} random boards with {} seeds ({} rules, seed {}), {:.1} s\n\
          exact entries (proven: no repetition score enters them): {exact} ({:.2}%)\n\
          solved by the history-aware search: {solved} (unsolved within {} nodes: {unsolved})\n\
          disagreements: {} (exact entries that differ: {bad_exact}; values outside the bounds: {out_of_bounds})\n\
@@ -568,7 +568,8 @@ fn verify(a: VerifyArgs) -> Result<()> {
          the probe's proofs (--prover-nodes {}): {} of the boards and {} of their {} moves proven; \
          {} of those values checked against the brute-force search, {} disagree\n",
         a.positions,
-        a.max_seeds,
+        a.seeds
+            .map_or(format!("1..={}", a.max_seeds), |n| n.to_string()),
         rules.name(),
         a.seed,
         secs,
