@@ -505,7 +505,10 @@ impl<'g> Cycles<'g> {
     /// loses at `x`, so it is a target of his opponent's attractor from the start). Both
     /// one bit a node ([`pack`]). Every round only adds nodes A wins and only takes
     /// nodes he loses out of his reach, so the game ends where it would from nothing;
-    /// it gets there in smaller attractors.
+    /// it gets there in smaller attractors. Where those games stopped at
+    /// [`Cycles::max_rounds`], `won` is still won (a proof, only weaker) and a node
+    /// wrongly taken as lost can only leave A's region smaller: what is won stays
+    /// proven.
     pub(super) fn wins_from(
         &mut self,
         x: i32,
