@@ -1,16 +1,17 @@
 //! The repetition rule's game searched exactly where its bounds do not meet.
 //!
 //! Under the own-row rules a game ends at the *first* position that recurs since the
-//! last capture, scored by that position's rows. [`CountGames::value`](super::games::CountGames::value) bounds a value
-//! by two co-Büchi games over the count, each a proof for one side, and where the
+//! last capture, scored by that position's rows.
+//! [`CountGames::value`](super::games::CountGames::value) bounds a value by two
+//! co-Büchi games over the count, each a proof for one side, and where the
 //! bounds do not meet neither side can keep every cycle on its own scores. This search
 //! plays the real game there, line by line, and asks the co-Büchi games again at every
 //! node with the line's positions as ends, over only the positions still open:
 //!
 //! Fix a threshold `x` and call A the root's mover. A node is a position (board and
 //! side to move). At a node with the line `π` behind it (the history, then the line
-//! from the root), solve the two games of [`CountGames::value`](super::games::CountGames::value) with `π`'s positions as
-//! sinks: A's, which he wins only with a positional strategy that forces at least `x`
+//! from the root), solve the two games of
+//! [`CountGames::value`](super::games::CountGames::value) with `π`'s positions as sinks: A's, which he wins only with a positional strategy that forces at least `x`
 //! (every cycle it allows scores at least `x`, every exit and sink it reaches is worth
 //! at least `x`), and his opponent's, the same for "below `x`". A node either game wins
 //! is decided for every longer line through it: the winner's strategy stays inside his
@@ -512,8 +513,8 @@ impl<'g> KnotSearch<'g> {
     /// threshold, or that stays in the region and meets his opponent's scores only
     /// finitely often. `p`'s exits count only where their bounds decide them; his
     /// opponent's wherever they may escape. The classic algorithm, as in
-    /// [`CountGames::value`](super::games::CountGames::value): the opponent's attractor to his scores and escapes, `p`'s
-    /// attractor to the rest, until the opponent's covers what is left.
+    /// [`CountGames::value`](super::games::CountGames::value): the opponent's attractor
+    /// to his scores and escapes, `p`'s attractor to the rest, until the opponent's covers what is left.
     fn solve(&mut self, for_a: bool) {
         let m = self.region.ids.len();
         let x = self.x;
