@@ -11,8 +11,9 @@
 //! Fix a threshold `x` and call A the root's mover. A node is a position (board and
 //! side to move). At a node with the line `π` behind it (the history, then the line
 //! from the root), solve the two games of
-//! [`CountGames::value`](super::games::CountGames::value) with `π`'s positions as sinks: A's, which he wins only with a positional strategy that forces at least `x`
-//! (every cycle it allows scores at least `x`, every exit and sink it reaches is worth
+//! [`CountGames::value`](super::games::CountGames::value) with `π`'s positions as sinks:
+//! A's, which he wins only with a positional strategy that forces at least `x` (every
+//! cycle it allows scores at least `x`, every exit and sink it reaches is worth
 //! at least `x`), and his opponent's, the same for "below `x`". A node either game wins
 //! is decided for every longer line through it: the winner's strategy stays inside his
 //! winning region (a trap for the loser), and every position the line adds later was
@@ -514,7 +515,8 @@ impl<'g> KnotSearch<'g> {
     /// finitely often. `p`'s exits count only where their bounds decide them; his
     /// opponent's wherever they may escape. The classic algorithm, as in
     /// [`CountGames::value`](super::games::CountGames::value): the opponent's attractor
-    /// to his scores and escapes, `p`'s attractor to the rest, until the opponent's covers what is left.
+    /// to his scores and escapes, `p`'s attractor to the rest, until the opponent's
+    /// covers what is left.
     fn solve(&mut self, for_a: bool) {
         let m = self.region.ids.len();
         let x = self.x;
