@@ -7,7 +7,7 @@ idle-equivalent machine-hours of a 2-core machine, log scale, one line per run.
                        --add-run search=/work/runs/frontier/search,share=0.3333 \\
                        --add-run blocks2=/work/runs/frontier/blocks2,share=0.3333
 
---add-run NAME=RUN[,share=F|legs=M:C/M:C...][,label=TEXT][,machine=TEXT] adds a run that continues from
+--add-run NAME=RUN[,share=F|legs=M:C/M:C...|idle_s=S][,label=TEXT][,machine=TEXT] adds a run that continues from
 another point of the picture (--base, default the long run's iteration 3000) and whose
 metrics.csv evaluates against that point's network: each evaluation becomes a point at
 base Elo + eval_elo (intervals added in quadrature) and base hours + wall_seconds × F / 3600
@@ -18,16 +18,22 @@ metrics.csv or metrics.csv.gz, and config.toml) or a metrics.csv. final=MATCH.js
 run's last point at its decision match against the base network instead of its last
 periodic evaluation. from=scratch adds a run that starts from nothing and evaluates
 against v1 itself: each evaluation is a point at its own Elo and at wall_seconds × F / 3600
-hours (no base), and final=MATCH.json is then a match against v1. The added points are
+hours (no base), and final=MATCH.json is then a match against v1. idle_s=S puts a point
+at its iteration × S seconds (S: the idle seconds an iteration of the run's config on its
+machine) instead of its run clock; every=N keeps the periodic evaluations of every N-th
+iteration; measured=GLOB adds the run's own matches against v1 (files named
+NAME-ITERATION-vs-v1.json) as measured points. The added points are
 also written to --added-csv (default frontier-added.csv beside the picture).
 Needs matplotlib.
 """
 import argparse
 import csv
+import glob
 import gzip
 import json
 import math
 import os
+import re
 import tomllib
 
 import matplotlib
@@ -113,7 +119,9 @@ def add_run(spec, base, default_machine):
         if not r.get("eval_elo") or not r.get("eval_elo_low") or not r.get("eval_elo_high"):
             continue
         e, lo, hi = float(r["eval_elo"]), float(r["eval_elo_low"]), float(r["eval_elo_high"])
-        h = cpu_hours(float(r["wall_seconds"]), opt["legs"]) if "legs" in opt else float(r["wall_seconds"]) * share / 3600
+        if "every" in opt and int(r["iteration"]) % int(opt["every"]) and not (r is last and "final" in opt):
+            continue
+        h = run_hours(r, opt, share)
         elo = base["elo"] + e
         pts.append(dict(common, point=f"iteration {r['iteration']}", iteration=int(r["iteration"]),
                         run_clock_h=base["run_clock_h"] + float(r["wall_seconds"]) / 3600,
@@ -121,12 +129,45 @@ def add_run(spec, base, default_machine):
                         elo_low=round(elo - math.hypot(e - lo, base["elo"] - base["elo_low"]), 1),
                         elo_high=round(elo + math.hypot(hi - e, base["elo_high"] - base["elo"]), 1),
                         method=("measured" if r is last and "final" in opt else "periodic vs v1") if scratch
-                        else "chained via the long run",
+                        else "chained via the long run" if r is last and "final" in opt
+                        else "chained via the long run, periodic",
                         source=f"{metrics}: eval against {r.get('eval_opponent', '')} "
                                f"(score {r.get('eval_score', '')})"
                                + ("" if scratch else f", plus {base['run']} {base['point']}")
-                               + (f"; CPU seconds of legs {opt['legs']} / 7200" if "legs" in opt else f"; hours × share {share}")))
+                               + hours_text(opt, share)))
+    by_iteration = {int(r["iteration"]): r for r in rows}
+    for path in sorted(glob.glob(opt["measured"])) if "measured" in opt else []:
+        it = int(re.search(r"-(\d+)-vs-v1\.json$", path).group(1))
+        with open(path) as f:
+            m = json.load(f)
+        if "oware-abapa-v1" not in m.get("opponent", ""):
+            raise SystemExit(f"{name}: {path} is not a match against v1 ({m.get('opponent')})")
+        h = run_hours(by_iteration[it], opt, share)
+        pts.append(dict(common, point=f"iteration {it}", iteration=it,
+                        run_clock_h=base["run_clock_h"] + float(by_iteration[it]["wall_seconds"]) / 3600,
+                        idle_h=base["idle_h"] + h, x_h=base["x_h"] + h, elo=round(m["elo"], 1),
+                        elo_low=round(m["elo_ci95"][0], 1), elo_high=round(m["elo_ci95"][1], 1),
+                        method="measured", source=f"{path} ({m['games']} games, score {m['score']})" + hours_text(opt, share)))
     return pts
+
+
+def run_hours(row, opt, share):
+    """Idle-equivalent hours a run had spent at a row of its metrics.csv: by legs= (CPU
+    seconds), by idle_s= (iterations × the idle seconds an iteration of its config on its
+    machine), or by share= (run clock × the machine's share it had)."""
+    if "legs" in opt:
+        return cpu_hours(float(row["wall_seconds"]), opt["legs"])
+    if "idle_s" in opt:
+        return int(row["iteration"]) * float(opt["idle_s"]) / 3600
+    return float(row["wall_seconds"]) * share / 3600
+
+
+def hours_text(opt, share):
+    if "legs" in opt:
+        return f"; CPU seconds of legs {opt['legs']} / 7200"
+    if "idle_s" in opt:
+        return f"; iterations × {opt['idle_s']} s idle"
+    return f"; hours × share {share}"
 
 
 STYLE = {  # method: marker, filled
@@ -136,22 +177,25 @@ STYLE = {  # method: marker, filled
     "chained via v2": ("o", False),
     "chained via depth 12": ("D", False),
     "chained via the long run": ("^", False),
+    "chained via the long run, periodic": ("^", False),
     "periodic vs v1": ("s", False),
     "reference": ("o", True),
 }
+PERIODIC = ("periodic vs v1", "chained via the long run, periodic")
 METHOD_TEXT = {
     "measured": "measured here against v1 (1 000 games, 6-ply)",
     "recorded": "recorded match against v1 (6-ply)",
     "recorded (4-ply)": "recorded match against v1, 4-ply (small: the continuations' periodic 200 games)",
     "chained via v2": "chained: recorded match against v2 + v2 against v1",
     "chained via depth 12": "chained through alphabeta:depth=12 and the first quick network",
-    "chained via the long run": "chained: eval against the long run's iteration 3000 + its Elo",
+    "chained via the long run": "chained: a match against v3 (the long run's iteration 3000) + v3's Elo",
+    "chained via the long run, periodic": "chained: a run's periodic match against v3 (100 games) + v3's Elo",
     "periodic vs v1": "a run's periodic match against v1 (100 games, 6-ply)",
 }
 COLOURS = {
     "quick-1130": "#8c564b", "quick": "#c49c94", "quick-avx2": "#bcbd22", "quick-xeon": "#dbdb8d",
     "default-55min": "#9467bd", "default": "#000000", "default-1202": "#17becf", "default-1203": "#1f77b4",
-    "continuation": "#7f7f7f", "continuation-5e-4": "#c7c7c7", "long-1204": "#d62728",
+    "continuation": "#7f7f7f", "continuation-5e-4": "#c7c7c7", "long-1204": "#d62728", "long-1206": "#2f4f4f",
     "continue": "#2ca02c", "search": "#ff7f0e", "blocks2": "#e377c2",
     "size-blocks1": "#8b0000", "size-blocks2": "#ff69b4",
 }
@@ -210,13 +254,17 @@ def main():
         c = COLOURS.get(r, None)
         f = dodge.get(r, 1.0)
         xs = [p["x_h"] * f for p in rp]
-        line, = ax.plot(xs, [p["elo"] for p in rp], "-", color=c, lw=1.6 if len(rp) > 1 else 0, zorder=2)
+        # A run with three or more points of full matches is drawn through those; its
+        # periodic 100-game points (±60) are left as small marks around the line.
+        full = [(x, p["elo"]) for p, x in zip(rp, xs) if p["method"] not in PERIODIC]
+        lx, ly = zip(*full) if len(full) >= 3 else (xs, [p["elo"] for p in rp])
+        line, = ax.plot(lx, ly, "-", color=c, lw=1.6 if len(rp) > 1 else 0, zorder=2)
         c = line.get_color()
         for p, x in zip(rp, xs):
             if p["method"] == "reference" and p["run"] != "default":
                 continue  # a continuation's start: the point of the run it continues
             m, filled = STYLE.get(p["method"], ("o", True))
-            small = (p["method"] == "recorded (4-ply)" and p["point"].startswith("iteration")) or p["method"] == "periodic vs v1"  # periodic, 100-200 games
+            small = (p["method"] == "recorded (4-ply)" and p["point"].startswith("iteration")) or p["method"] in PERIODIC  # periodic, 100-200 games
             ax.errorbar(x, p["elo"], yerr=[[p["elo"] - p["elo_low"]], [p["elo_high"] - p["elo"]]], fmt="none",
                         ecolor=c, elinewidth=0.8 if small else 1.1, capsize=0 if small else 3,
                         alpha=0.3 if small else 0.8, zorder=3)

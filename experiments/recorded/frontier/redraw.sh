@@ -3,7 +3,9 @@
 # the three continuations of ../../ab/frontier/ (chained through the long run's network,
 # a 0.15 share of the machine each) and the two from-scratch arms of ../../ab/size/
 # (evaluated against v1 directly; their hours from the CPU seconds at the end of each leg,
-# the legs table of ../../ab/size/README.md). From the repository's root:
+# the legs table of ../../ab/size/README.md); and the second long run (../long-1206/,
+# chained through v3 like the first three, at 6.8 s an iteration, its idle rate in leg 2,
+# with its own 1 000-game matches against v1). From the repository's root:
 #   PY=/work/venv-plot/bin/python experiments/recorded/frontier/redraw.sh
 # PY is a Python with matplotlib (default python3).
 set -euo pipefail
@@ -19,4 +21,5 @@ M=experiments/recorded/frontier/matches
   --add-run blocks2=$A/blocks2/capsule,share=0.15,final=$A/matches/blocks2-vs-long-3000.json \
   --add-run "size-blocks1=$S/blocks1/capsule,from=scratch,legs=153.3:3052/168.1:3925/331.8:7475/360.3:8324,final=$M/size-blocks1-vs-v1.json,label=size A/B blocks1: from scratch in 360 min at nice 19 (2026-12-06)" \
   --add-run "size-blocks2=$S/blocks2/capsule,from=scratch,legs=153.4:3182/168.1:4090/331.9:7822/360.2:8720,final=$M/size-blocks2-vs-v1.json,label=size A/B blocks2: from scratch in 360 min at nice 19 (2026-12-06)" \
+  --add-run "long-1206=experiments/recorded/long-1206/long/capsule,idle_s=6.8,every=100,measured=$M/long-1206-*-vs-v1.json,label=long-1206: v3 continued on a cosine from 0.0005 over 3 000 iterations (2026-12-06/07)" \
   --machine "Intel Xeon, AVX-512"
