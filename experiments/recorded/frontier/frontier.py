@@ -119,7 +119,8 @@ def add_run(spec, base, default_machine):
         if not r.get("eval_elo") or not r.get("eval_elo_low") or not r.get("eval_elo_high"):
             continue
         e, lo, hi = float(r["eval_elo"]), float(r["eval_elo_low"]), float(r["eval_elo_high"])
-        if "every" in opt and int(r["iteration"]) % int(opt["every"]) and not (r is last and "final" in opt):
+        decision = r is last and "final" in opt  # the run's decision match, not a periodic one
+        if "every" in opt and int(r["iteration"]) % int(opt["every"]) and not decision:
             continue
         h = run_hours(r, opt, share)
         elo = base["elo"] + e
@@ -128,9 +129,8 @@ def add_run(spec, base, default_machine):
                         idle_h=base["idle_h"] + h, x_h=base["x_h"] + h, elo=round(elo, 1),
                         elo_low=round(elo - math.hypot(e - lo, base["elo"] - base["elo_low"]), 1),
                         elo_high=round(elo + math.hypot(hi - e, base["elo_high"] - base["elo"]), 1),
-                        method=("measured" if r is last and "final" in opt else "periodic vs v1") if scratch
-                        else "chained via the long run" if r is last and "final" in opt
-                        else "chained via the long run, periodic",
+                        method=("measured" if decision else "periodic vs v1") if scratch
+                        else "chained via the long run" if decision else "chained via the long run, periodic",
                         source=f"{metrics}: eval against {r.get('eval_opponent', '')} "
                                f"(score {r.get('eval_score', '')})"
                                + ("" if scratch else f", plus {base['run']} {base['point']}")
