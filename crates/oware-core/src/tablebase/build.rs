@@ -393,7 +393,7 @@ fn cycle_bounds(
     for x in -(n as i32) + 1..=n as i32 {
         let win = c.wins(x, None);
         let mut any = false;
-        for (b, &w) in best.iter_mut().zip(win) {
+        for (b, w) in best.iter_mut().zip(win) {
             if w {
                 *b = x as i8;
                 any = true;
@@ -433,8 +433,6 @@ pub(super) struct Cycles<'g> {
     /// attractors read and write one byte a node they reach, a 2.7 MB array at 12
     /// seeds instead of four.
     st: Vec<u8>,
-    /// What A wins, read out of `st` at the end of a game.
-    win_a: Vec<bool>,
     queue: Vec<u32>,
     /// Rounds of the Büchi loop before a game stops with what A has won so far (each
     /// round only adds nodes A wins, so that is a proof too, only weaker).
@@ -462,7 +460,6 @@ impl<'g> Cycles<'g> {
             preds,
             out,
             st: vec![0; 2 * total],
-            win_a: vec![false; 2 * total],
             queue: Vec::new(),
             max_rounds: usize::MAX,
         }
@@ -495,7 +492,7 @@ impl<'g> Cycles<'g> {
     /// Büchi games: B's attractor to the low-score nodes and the bad exits, A's
     /// attractor to the rest, repeated until B's covers what is left; each attractor is
     /// linear in the graph.
-    pub(super) fn wins(&mut self, x: i32, sink: Option<&[bool]>) -> &[bool] {
+    pub(super) fn wins(&mut self, x: i32, sink: Option<&[bool]>) -> impl Iterator<Item = bool> {
         self.wins_from(x, sink, [None, None])
     }
 
@@ -514,7 +511,7 @@ impl<'g> Cycles<'g> {
         x: i32,
         sink: Option<&[bool]>,
         [won, won_lower]: [Option<&[u64]>; 2],
-    ) -> &[bool] {
+    ) -> impl Iterator<Item = bool> {
         let nodes = self.st.len();
         let lost = |v: usize| won_lower.is_some_and(|w| !bit(w, v));
         for v in 0..nodes {
@@ -619,10 +616,12 @@ impl<'g> Cycles<'g> {
                 }
             }
         }
-        for (w, &s) in self.win_a.iter_mut().zip(&self.st) {
-            *w = s & WON != 0;
-        }
-        &self.win_a
+        self.won()
+    }
+
+    /// What A wins, node by node, read out of the state bytes of the game just played.
+    fn won(&self) -> impl Iterator<Item = bool> {
+        self.st.iter().map(|&s| s & WON != 0)
     }
 
     /// The predecessors of node `v`: `(p, the other side)` for `p` among board `v / 2`'s.
@@ -636,11 +635,14 @@ impl<'g> Cycles<'g> {
 }
 
 /// Flags packed one bit each, the first in the low bit of the first word.
-pub(super) fn pack(flags: &[bool]) -> Vec<u64> {
-    flags
-        .chunks(64)
-        .map(|c| c.iter().rev().fold(0u64, |w, &f| (w << 1) | f as u64))
-        .collect()
+pub(super) fn pack(flags: impl IntoIterator<Item = bool>) -> Vec<u64> {
+    let mut flags = flags.into_iter().peekable();
+    let mut words = Vec::new();
+    while flags.peek().is_some() {
+        let word = flags.by_ref().take(64).enumerate();
+        words.push(word.fold(0u64, |w, (j, f)| w | (f as u64) << j));
+    }
+    words
 }
 
 /// Flag `i` of [`pack`]'s bits.

@@ -193,7 +193,7 @@ mod tests {
     #[test]
     fn packed_flags_read_back() {
         let flags: Vec<bool> = (0..200).map(|i| i % 3 == 0 || i % 7 == 5).collect();
-        let bits = pack(&flags);
+        let bits = pack(flags.iter().copied());
         assert_eq!(bits.len(), 4);
         assert!((0..200).all(|i| bit(&bits, i) == flags[i]));
     }
