@@ -17,16 +17,17 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
-/// Each package (`name vX.Y.Z`) of `cargo tree` with the feature sets it is built with
-/// (a package built for the host and for the target may appear with two).
-fn features(edges: &str) -> Result<BTreeMap<String, BTreeSet<String>>, String> {
+/// Each package (`name vX.Y.Z`) of `cargo tree` over the workspace of `manifest` with
+/// the feature sets it is built with (a package built for the host and for the target
+/// may appear with two).
+fn features_of(manifest: &str, edges: &str) -> Result<BTreeMap<String, BTreeSet<String>>, String> {
     let cargo = option_env!("CARGO").unwrap_or("cargo");
     let out = Command::new(cargo)
         .args([
             "tree",
             "--offline",
             "--manifest-path",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"),
+            manifest,
             "-e",
             edges,
             "--prefix",
@@ -61,6 +62,11 @@ fn features(edges: &str) -> Result<BTreeMap<String, BTreeSet<String>>, String> {
     Ok(map)
 }
 
+/// [`features_of`] the program's workspace.
+fn features(edges: &str) -> Result<BTreeMap<String, BTreeSet<String>>, String> {
+    features_of(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"), edges)
+}
+
 #[test]
 fn the_test_build_resolves_the_programs_packages_with_the_same_features() {
     // The program's build (its build scripts' dependencies included), and the tests'.
@@ -91,6 +97,46 @@ fn the_test_build_resolves_the_programs_packages_with_the_same_features() {
         differ.is_empty(),
         "the test build would compile these (and all that depends on them) again; name \
          the features in Cargo.toml's [dependencies]:\n{}",
+        differ.join("\n")
+    );
+}
+
+#[test]
+fn the_python_package_resolves_the_packages_it_shares_with_the_program_alike() {
+    // The Python package (python/, its own workspace) compiles into the same target
+    // directory in CI; a package it shares with the program but resolves with other
+    // features compiles again, with all that builds on it (numpy's num-complex features
+    // once made it compile gemm and burn a second time).
+    let program = match features("features,normal,build") {
+        Ok(m) => m,
+        Err(e) => {
+            println!("SKIPPED: cargo tree failed: {e}");
+            return;
+        }
+    };
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/python/Cargo.toml");
+    let python = match features_of(manifest, "features,normal,build") {
+        Ok(m) => m,
+        // Offline, `cargo tree` needs pyo3's and numpy's sources, which only the
+        // package's own build downloads; CI (OWARE_REQUIRE_PYTHON_TREE=1) fetches them.
+        Err(e) if std::env::var("OWARE_REQUIRE_PYTHON_TREE").as_deref() != Ok("1") => {
+            println!("SKIPPED: cargo tree of python/ failed: {e}");
+            return;
+        }
+        Err(e) => panic!("cargo tree of python/: {e}"),
+    };
+    assert!(python.contains_key("burn v0.22.1"), "{python:?}");
+    let differ: Vec<String> = python
+        .iter()
+        .filter_map(|(package, sets)| {
+            let ours = program.get(package)?;
+            (sets != ours).then(|| format!("{package}: the package {sets:?}, the program {ours:?}"))
+        })
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "the Python package's build would compile these (and all that depends on them) \
+         again; name the features in crates/oware-net/Cargo.toml:\n{}",
         differ.join("\n")
     );
 }

@@ -34,11 +34,9 @@
 //! found in a map from key to line index, so a step allocates nothing once the map and
 //! the line have grown.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use super::Tablebase;
 use super::build::mover_pits;
+use super::keys::{KeyMap, key};
 use super::solve::Unsolved;
 use crate::game::{Leftover, Position, RuleSet, Side};
 
@@ -50,31 +48,6 @@ const REACH_CAP: u64 = 100_000;
 
 /// No repetition of an earlier position entered a result.
 const FREE: u32 = u32::MAX;
-
-/// A hash for position keys (12 pit bytes and a side): the two halves mixed by one
-/// multiplication. The keys are exact, so a weak hash costs time, never a wrong answer.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    fn write_u128(&mut self, k: u128) {
-        let x = (k as u64) ^ ((k >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        self.0 = (x ^ (x >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 ^= self.0 >> 32;
-    }
-}
-
-type KeyMap<V> = HashMap<u128, V, BuildHasherDefault<KeyHasher>>;
 
 /// A move of a node: the position after it (stores empty), what it gained, whether the
 /// same side moves next (`sign` 1) or the other (−1), and its place in the order.
@@ -118,13 +91,6 @@ pub struct HistorySearch<'a> {
     nodes: u64,
     limit: u64,
     max_line: usize,
-}
-
-fn key(p: &Position) -> u128 {
-    let mut b = [0u8; 16];
-    b[..12].copy_from_slice(&p.pits);
-    b[12] = p.side as u8;
-    u128::from_le_bytes(b)
 }
 
 fn board_key(p: &Position) -> u128 {

@@ -47,6 +47,7 @@ pub mod file;
 pub mod games;
 pub mod history_search;
 pub mod index;
+mod keys;
 pub mod knot;
 pub mod prove;
 pub mod scc;

@@ -13,8 +13,7 @@
 //! its value depends on the board alone. Bounds found at such positions are kept (keyed
 //! by board and side) and reused wherever the same board follows a capture again.
 
-use std::collections::{HashMap, HashSet};
-
+use super::keys::{KeyMap, KeySet, key};
 use crate::game::{Leftover, Position, RuleSet, Side};
 
 /// A move-ordering score: higher first, one per action.
@@ -24,13 +23,13 @@ pub type MoveOrder<'a> = &'a dyn Fn(&Position) -> [i32; 6];
 pub struct Solver<'a> {
     rules: RuleSet,
     /// Keys (pits and side) of the positions since the last capture on the current line.
-    seen: HashSet<u128>,
+    seen: KeySet,
     nodes: u64,
     limit: u64,
     max_line: usize,
     order: Option<MoveOrder<'a>>,
     /// Bounds (low, high) of the value of positions with no history.
-    fresh: HashMap<u128, (i32, i32)>,
+    fresh: KeyMap<(i32, i32)>,
 }
 
 /// Entries of the fresh-position cache before it is cleared.
@@ -45,24 +44,17 @@ pub enum Unsolved {
     Depth,
 }
 
-fn key(p: &Position) -> u128 {
-    let mut b = [0u8; 16];
-    b[..12].copy_from_slice(&p.pits);
-    b[12] = p.side as u8;
-    u128::from_le_bytes(b)
-}
-
 impl<'a> Solver<'a> {
     /// A solver for `rules` giving up after `node_limit` nodes per `solve`.
     pub fn new(rules: RuleSet, node_limit: u64) -> Solver<'a> {
         Solver {
             rules,
-            seen: HashSet::with_capacity(1024),
+            seen: KeySet::with_capacity_and_hasher(1024, Default::default()),
             nodes: 0,
             limit: node_limit,
             max_line: 20_000,
             order: None,
-            fresh: HashMap::new(),
+            fresh: KeyMap::default(),
         }
     }
 
