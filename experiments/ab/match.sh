@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The decision matches of a side-by-side A/B (arms.sh beside this file): each arm's final
 # network, from its committed capsule, against a reference network and against each other
-# arm, 400 games at 64 simulations a move, paired 6-ply openings, seed 7. Simulations
-# count, not time, so the machine's load does not change the games.
+# arm, GAMES (default 400) games at 64 simulations a move, paired 6-ply openings, seed
+# SEED (default 7). Simulations count, not time, so the machine's load does not change
+# the games.
 #   experiments/ab/match.sh DIR [OWARE]
 # From the repository's root. DIR is the experiment's directory (each ARM.toml an arm, in
 # the order ls gives, or as ARMS="a b c" says); REF (default the long run's final network,
@@ -16,6 +17,8 @@ here=${here%/}
 bin=${2:-target/release/oware}
 ref=${REF:-experiments/recorded/long-1204/capsule/checkpoints/iter-3000}
 ref_name=${REF_NAME:-long-3000}
+games=${GAMES:-400}
+seed=${SEED:-7}
 arms=${ARMS:-$(cd "$here" && ls ./*.toml | sed 's|^\./||; s|\.toml$||' | tr '\n' ' ')}
 [ -n "$arms" ] || { echo "$here: no ARM.toml" >&2; exit 2; }
 mkdir -p "$here/matches"
@@ -27,7 +30,7 @@ net() { # the checkpoint an arm's committed capsule names as its latest
 
 match() { # NAME-A MODEL-A NAME-B MODEL-B
   local out="$here/matches/$1-vs-$3.json"
-  "$bin" eval --model "$2" --opponent "model:$4:sims=64" --games 400 --seed 7 \
+  "$bin" eval --model "$2" --opponent "model:$4:sims=64" --games "$games" --seed "$seed" \
     --openings-plies 6 --json -q > "$out.tmp"
   mv "$out.tmp" "$out"
   python3 - "$out" "$1" "$3" <<'PY'
