@@ -14,7 +14,11 @@
 # DIR is the experiment's directory from the repository's root (experiments/ab/size); the
 # configs name checkpoints by paths from the root. RUNS (default /work/runs/NAME, NAME the
 # directory's last part) holds the run directories, outside git; OWARE (default
-# target/release/oware) is the binary.
+# target/release/oware) is the binary. CORES (default none) pins the arms to CPUs, one
+# taskset list an arm in the order ls gives the ARM.toml files (CORES="0 1": the first arm
+# on CPU 0, the second on CPU 1), so that each arm's threads, its learner's included, share
+# only its own CPUs: an arm that spends more on learning spends it out of its own
+# self-play, not the other arm's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 here=${1:?usage: $0 DIR start|stop|save|status|pause|cont}
@@ -33,7 +37,14 @@ cpu() { # CPU seconds of an arm's process so far, all threads
 }
 
 start() {
+  # shellcheck disable=SC2206
+  local cores=(${CORES:-}) i=0 pin
+  if [ ${#cores[@]} -gt 0 ] && [ ${#cores[@]} -ne "$(wc -w <<< "$arms")" ]; then
+    echo "CORES=\"${CORES}\": one CPU list for each arm (${arms% })" >&2; exit 2
+  fi
   for arm in $arms; do
+    pin=""; [ ${#cores[@]} -gt 0 ] && pin="taskset -c ${cores[$i]}"
+    i=$((i + 1))
     if alive "$arm"; then echo "$arm: already running"; continue; fi
     local run="$runs/$arm" cap="$runs/$arm-capsule" args
     if [ -d "$run" ]; then
@@ -45,10 +56,10 @@ start() {
       args="--config $here/$arm.toml --run-dir $run"
     fi
     # shellcheck disable=SC2086
-    nohup nice -n 19 "$bin" train $args --capsule "$cap" --no-progress \
+    nohup $pin nice -n 19 "$bin" train $args --capsule "$cap" --no-progress \
       >> "$runs/$arm.log" 2>&1 &
     echo $! > "$runs/$arm.pid"
-    echo "$arm: started (pid $!): $args"
+    echo "$arm: started (pid $!): ${pin:+$pin }$args"
   done
 }
 

@@ -20,7 +20,8 @@ periodic evaluation. from=scratch adds a run that starts from nothing and evalua
 against v1 itself: each evaluation is a point at its own Elo and at wall_seconds × F / 3600
 hours (no base), and final=MATCH.json is then a match against v1. idle_s=S puts a point
 at its iteration × S seconds (S: the idle seconds an iteration of the run's config on its
-machine) instead of its run clock; every=N keeps the periodic evaluations of every N-th
+machine) instead of its run clock; base=RUN:ITERATION measures the run from that point
+instead of --base (a point of the picture or of a run added before it); every=N keeps the periodic evaluations of every N-th
 iteration; measured=GLOB adds the run's own matches against v1 (files named
 NAME-ITERATION-vs-v1.json) as measured points. The added points are
 also written to --added-csv (default frontier-added.csv beside the picture).
@@ -73,10 +74,21 @@ def cpu_hours(wall_seconds, legs):
     raise SystemExit(f"run clock {m:.1f} min is past the last leg on record ({ends[-1][0]} min)")
 
 
-def add_run(spec, base, default_machine):
+def find_base(pts, spec):
+    """The point RUN:ITERATION of the picture (not a run's start marker)."""
+    brun, bit = spec.split(":")
+    found = [p for p in pts if p["run"] == brun and p["iteration"] == int(bit) and p["method"] != "reference"]
+    if not found:
+        raise SystemExit(f"base {spec}: no such point (add RUN before the runs based on it)")
+    return found[-1]
+
+
+def add_run(spec, base, default_machine, pts_so_far=()):
     name, _, rest = spec.partition("=")
     path, *opts = rest.split(",")
     opt = dict(o.split("=", 1) for o in opts)
+    if "base" in opt:
+        base = find_base(list(pts_so_far), opt["base"])
     share = float(opt.get("share", "1"))
     run_dir = path if os.path.isdir(path) else os.path.dirname(path)
     metrics = os.path.join(path, "metrics.csv") if os.path.isdir(path) else path
@@ -215,11 +227,10 @@ def main():
     a = ap.parse_args()
 
     pts = read_points(a.csv)
-    brun, bit = a.base.split(":")
-    base = next(p for p in pts if p["run"] == brun and p["iteration"] == int(bit) and p["method"] != "reference")
+    base = find_base(pts, a.base)
     added = []
     for spec in a.add_run:
-        added += add_run(spec, base, a.machine or base["machine"])
+        added += add_run(spec, base, a.machine or base["machine"], pts + added)
     if added:
         out = a.added_csv or os.path.join(os.path.dirname(a.out), "frontier-added.csv")
         with open(out, "w", newline="") as f:
