@@ -210,6 +210,7 @@ COLOURS = {
     "continuation": "#7f7f7f", "continuation-5e-4": "#c7c7c7", "long-1204": "#d62728", "long-1206": "#2f4f4f",
     "continue": "#2ca02c", "search": "#ff7f0e", "blocks2": "#e377c2",
     "size-blocks1": "#8b0000", "size-blocks2": "#ff69b4",
+    "size-long-cycle3": "#1e3a8a", "size-long-blocks2": "#6b8e23",
 }
 SHIP_OFFSET = {"quick-1130": (12, 8), "default-55min": (-12, 10), "default": (-12, 10), "default-1203": (-14, 12), "long-1204": (6, -22)}
 SHIP_TEXT = {"quick-1130": "shipped 11-30\n07:01", "default-55min": "shipped 11-30\n07:48",
