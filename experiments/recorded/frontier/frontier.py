@@ -7,7 +7,7 @@ idle-equivalent machine-hours of a 2-core machine, log scale, one line per run.
                        --add-run search=/work/runs/frontier/search,share=0.3333 \\
                        --add-run blocks2=/work/runs/frontier/blocks2,share=0.3333
 
---add-run NAME=RUN[,share=F|legs=M:C/M:C...|idle_s=S][,label=TEXT][,machine=TEXT] adds a run that continues from
+--add-run NAME=RUN[,share=F|legs=M:C/M:C...|idle_s=S][,base=RUN:IT][,label=TEXT][,machine=TEXT] adds a run that continues from
 another point of the picture (--base, default the long run's iteration 3000) and whose
 metrics.csv evaluates against that point's network: each evaluation becomes a point at
 base Elo + eval_elo (intervals added in quadrature) and base hours + wall_seconds × F / 3600
@@ -21,8 +21,8 @@ against v1 itself: each evaluation is a point at its own Elo and at wall_seconds
 hours (no base), and final=MATCH.json is then a match against v1. idle_s=S puts a point
 at its iteration × S seconds (S: the idle seconds an iteration of the run's config on its
 machine) instead of its run clock; base=RUN:ITERATION measures the run from that point
-instead of --base (a point of the picture or of a run added before it); every=N keeps the periodic evaluations of every N-th
-iteration; measured=GLOB adds the run's own matches against v1 (files named
+instead of --base (a point of the picture or of a run added before it); every=N keeps
+the periodic evaluations of every N-th iteration; measured=GLOB adds the run's own matches against v1 (files named
 NAME-ITERATION-vs-v1.json) as measured points. The added points are
 also written to --added-csv (default frontier-added.csv beside the picture).
 Needs matplotlib.
@@ -83,12 +83,12 @@ def find_base(pts, spec):
     return found[-1]
 
 
-def add_run(spec, base, default_machine, pts_so_far=()):
+def add_run(spec, base, default_machine, pts=()):
     name, _, rest = spec.partition("=")
     path, *opts = rest.split(",")
     opt = dict(o.split("=", 1) for o in opts)
     if "base" in opt:
-        base = find_base(list(pts_so_far), opt["base"])
+        base = find_base(pts, opt["base"])
     share = float(opt.get("share", "1"))
     run_dir = path if os.path.isdir(path) else os.path.dirname(path)
     metrics = os.path.join(path, "metrics.csv") if os.path.isdir(path) else path

@@ -7,7 +7,8 @@
 # chained through v3 like the first three, at 6.8 s an iteration, its idle rate in leg 2,
 # with its own 1 000-game matches against v1); and the two arms of ../../ab/size-long/,
 # measured from the second long run's final network (base=) at their CPU seconds, with
-# their decision matches against it and their final networks' matches against v1). From the repository's root:
+# their decision matches against it and their final networks' matches against v1).
+# From the repository's root:
 #   PY=/work/venv-plot/bin/python experiments/recorded/frontier/redraw.sh
 # PY is a Python with matplotlib (default python3).
 set -euo pipefail
