@@ -201,3 +201,75 @@ fn average_writes_the_mean_of_the_checkpoints_and_refuses_mismatches() {
     assert!(err.contains("does not exist"), "{err}");
     assert!(!x.exists() && !err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn grow_writes_a_larger_network_with_the_same_answers_and_refuses_bad_sizes() {
+    use oware_zero::net::checkpoint::Checkpoint;
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    common::random_checkpoint(&a, 4, 30);
+    let out = tmp.path().join("grown");
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let (code, text, err) = oware(&[
+        "grow",
+        "--model",
+        &s(&a),
+        "--width",
+        "48",
+        "--blocks",
+        "3",
+        "--out",
+        &s(&out),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("1 block × 32 to 3 blocks × 48"), "{text}");
+    let ck = Checkpoint::load(&out, &Device::flex()).unwrap();
+    assert_eq!((ck.manifest.model.width, ck.manifest.model.blocks), (48, 3));
+    assert_eq!(ck.manifest.step, 30);
+    assert!(!ck.has_optimizer());
+
+    // The same answers through the program's own inference, on positions of a game.
+    let answer = |model: &Path, fen: &str| {
+        let (code, out, err) = oware(&["infer", "--model", &s(model), "--fen", fen, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let mut all: Vec<f32> = serde_json::from_value(v["policy_logits"].clone()).unwrap();
+        all.extend(serde_json::from_value::<Vec<f32>>(v["wdl"].clone()).unwrap());
+        all.push(v["store_diff"].as_f64().unwrap() as f32);
+        all
+    };
+    for fen in [
+        "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S",
+        "0-0-4-4-4-4-4-4-4-4-4-4-4-4-S",
+        "1-0-3-0-7-2-0-5-1-1-0-2-12-14-N",
+    ] {
+        let (x, y) = (answer(&a, fen), answer(&out, fen));
+        for (p, q) in x.iter().zip(&y) {
+            assert!((p - q).abs() < 1e-4, "{fen}: {x:?} vs {y:?}");
+        }
+    }
+
+    // No size, an existing output, a smaller size: one line each, nothing written.
+    let x = tmp.path().join("x");
+    let (code, _, err) = oware(&["grow", "--model", &s(&a), "--out", &s(&x)]);
+    assert_eq!(code, 1);
+    assert!(err.contains("give --width, --blocks or both"), "{err}");
+    let (code, _, err) = oware(&[
+        "grow",
+        "--model",
+        &s(&a),
+        "--blocks",
+        "2",
+        "--out",
+        &s(&out),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("already exists"), "{err}");
+    let (code, _, err) = oware(&["grow", "--model", &s(&a), "--width", "16", "--out", &s(&x)]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("cannot shrink") && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(!x.exists() && !err.contains("panicked"), "{err}");
+}

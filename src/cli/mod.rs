@@ -13,6 +13,7 @@ mod bench;
 mod engine;
 mod eval;
 mod export;
+mod grow;
 mod infer;
 mod ladder;
 mod match_args;
@@ -74,6 +75,9 @@ enum Command {
     /// Average the weights of several checkpoints of one run into a new checkpoint
     /// (stochastic weight averaging).
     Average(average::Args),
+    /// Grow a checkpoint wider (--width) or deeper (--blocks) into a new checkpoint that
+    /// computes the same outputs, to train on from there (`train.init_from`).
+    Grow(grow::Args),
     /// Endgame tables: build them, probe a position, verify them against search.
     #[command(subcommand)]
     Tablebase(tablebase::Tb),
@@ -110,6 +114,7 @@ pub fn main() -> i32 {
         Command::Rate(a) => rate::run(a),
         Command::Export(a) => export::run(a),
         Command::Average(a) => average::run(a),
+        Command::Grow(a) => grow::run(a),
         Command::Analyze(a) => analyze::run(a),
         Command::Play(a) => play::run(a),
         Command::Tablebase(t) => tablebase::run(t),

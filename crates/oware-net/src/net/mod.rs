@@ -3,12 +3,14 @@
 //!
 //! Files, in dependency order: `model` (the burn `Module` and its config, masked softmax)
 //! → `fast` (plain-Rust inference copy) → `evaluator` (implements the search's
-//! `Evaluator`) → `checkpoint` (one on-disk format) → `train` (the `Learner`).
+//! `Evaluator`) → `checkpoint` (one on-disk format) → `train` (the `Learner`); `average` and `grow` make
+//! new checkpoints out of trained ones.
 
 pub mod average;
 pub mod checkpoint;
 pub mod evaluator;
 pub mod fast;
+pub mod grow;
 pub mod learner_config;
 pub mod model;
 pub mod sparse;
