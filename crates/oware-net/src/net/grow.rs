@@ -26,7 +26,7 @@ use burn::nn::Linear;
 use burn::tensor::{Device, Tensor, TensorData};
 
 use super::checkpoint::{self, Checkpoint, Manifest, resolve_model_path};
-use super::fast::tensor_vec;
+use super::fast::{Dense, dense};
 use super::model::{Activation, ModelConfig, Norm, PolicyValueNet};
 use super::{NetError, catch_burn};
 
@@ -105,34 +105,25 @@ pub fn grow(
     })
 }
 
-/// The weights `[rows, cols]` and bias of a linear layer, row-major.
-fn values(l: &Linear) -> Result<(usize, usize, Vec<f32>, Vec<f32>), NetError> {
-    let [rows, cols] = l.weight.val().dims();
-    let w = tensor_vec(l.weight.val(), "the weights")?;
-    let b = match &l.bias {
-        Some(b) => tensor_vec(b.val(), "the weights")?,
-        None => vec![0.0; cols],
-    };
-    Ok((rows, cols, w, b))
-}
-
 /// `new` (at least as large as `old` both ways) with `old` in its top-left corner and 0
 /// from every new input into an old output; the weights into new outputs stay as drawn.
 fn embed(old: &Linear, new: Linear) -> Result<Linear, NetError> {
-    let (r, c, ow, ob) = values(old)?;
-    let (_, cols, mut w, mut b) = values(&new)?;
-    for (i, row) in w.chunks_mut(cols).enumerate() {
-        for (j, x) in row[..c].iter_mut().enumerate() {
-            *x = if i < r { ow[i * c + j] } else { 0.0 };
+    let o = dense(old, "the weights")?;
+    let Dense {
+        mut w, mut b, m, ..
+    } = dense(&new, "the weights")?;
+    for (i, row) in w.chunks_mut(m).enumerate() {
+        for (j, x) in row[..o.m].iter_mut().enumerate() {
+            *x = if i < o.k { o.w[i * o.m + j] } else { 0.0 };
         }
     }
-    b[..c].copy_from_slice(&ob);
+    b[..o.m].copy_from_slice(&o.b);
     set(new, w, b)
 }
 
 /// `l` with every weight and bias 0.
 fn zeroed(l: Linear) -> Result<Linear, NetError> {
-    let (_, _, mut w, mut b) = values(&l)?;
+    let Dense { mut w, mut b, .. } = dense(&l, "the weights")?;
     w.fill(0.0);
     b.fill(0.0);
     set(l, w, b)
@@ -240,7 +231,7 @@ mod tests {
         let m = cfg.init(device);
         // Biases of 0 would hide a bias copied to the wrong unit: make them all nonzero.
         let bumped = |l: Linear| {
-            let (_, _, w, b) = values(&l).unwrap();
+            let Dense { w, b, .. } = dense(&l, "the weights").unwrap();
             set(
                 l,
                 w,
@@ -308,7 +299,7 @@ mod tests {
             }
             // The new units are not dead: their incoming weights are the initialiser's.
             if width > from.width {
-                let (_, cols, w, _) = values(&new.input).unwrap();
+                let Dense { w, m: cols, .. } = dense(&new.input, "the weights").unwrap();
                 let fresh = (0..w.len() / cols)
                     .filter(|i| w[i * cols + from.width] != 0.0)
                     .count();
