@@ -7,7 +7,7 @@ idle-equivalent machine-hours of a 2-core machine, log scale, one line per run.
                        --add-run search=/work/runs/frontier/search,share=0.3333 \\
                        --add-run blocks2=/work/runs/frontier/blocks2,share=0.3333
 
---add-run NAME=RUN[,share=F|legs=M:C/M:C...|idle_s=S][,base=RUN:IT][,label=TEXT][,machine=TEXT] adds a run that continues from
+--add-run NAME=RUN[,share=F|legs=M:C/M:C...|idle_s=S][,base=RUN:IT][,ref=RUN:IT][,label=TEXT][,machine=TEXT] adds a run that continues from
 another point of the picture (--base, default the long run's iteration 3000) and whose
 metrics.csv evaluates against that point's network: each evaluation becomes a point at
 base Elo + eval_elo (intervals added in quadrature) and base hours + wall_seconds × F / 3600
@@ -21,7 +21,10 @@ against v1 itself: each evaluation is a point at its own Elo and at wall_seconds
 hours (no base), and final=MATCH.json is then a match against v1. idle_s=S puts a point
 at its iteration × S seconds (S: the idle seconds an iteration of the run's config on its
 machine) instead of its run clock; base=RUN:ITERATION measures the run from that point
-instead of --base (a point of the picture or of a run added before it); every=N keeps
+instead of --base (a point of the picture or of a run added before it), and ref=RUN:ITERATION
+names the network its evaluations played when that is not the base (a run continued from
+one network and evaluated against another: its hours count from base=, its Elo from
+ref=); every=N keeps
 the periodic evaluations of every N-th iteration; measured=GLOB adds the run's own matches against v1 (files named
 NAME-ITERATION-vs-v1.json) as measured points. The added points are
 also written to --added-csv (default frontier-added.csv beside the picture).
@@ -89,6 +92,7 @@ def add_run(spec, base, default_machine, pts=()):
     opt = dict(o.split("=", 1) for o in opts)
     if "base" in opt:
         base = find_base(pts, opt["base"])
+    ref = find_base(pts, opt["ref"]) if "ref" in opt else base
     share = float(opt.get("share", "1"))
     run_dir = path if os.path.isdir(path) else os.path.dirname(path)
     metrics = os.path.join(path, "metrics.csv") if os.path.isdir(path) else path
@@ -135,17 +139,17 @@ def add_run(spec, base, default_machine, pts=()):
         if "every" in opt and int(r["iteration"]) % int(opt["every"]) and not decision:
             continue
         h = run_hours(r, opt, share)
-        elo = base["elo"] + e
+        elo = ref["elo"] + e
         pts.append(dict(common, point=f"iteration {r['iteration']}", iteration=int(r["iteration"]),
                         run_clock_h=base["run_clock_h"] + float(r["wall_seconds"]) / 3600,
                         idle_h=base["idle_h"] + h, x_h=base["x_h"] + h, elo=round(elo, 1),
-                        elo_low=round(elo - math.hypot(e - lo, base["elo"] - base["elo_low"]), 1),
-                        elo_high=round(elo + math.hypot(hi - e, base["elo_high"] - base["elo"]), 1),
+                        elo_low=round(elo - math.hypot(e - lo, ref["elo"] - ref["elo_low"]), 1),
+                        elo_high=round(elo + math.hypot(hi - e, ref["elo_high"] - ref["elo"]), 1),
                         method=("measured" if decision else "periodic vs v1") if scratch
                         else "chained via the long run" if decision else "chained via the long run, periodic",
                         source=f"{metrics}: eval against {r.get('eval_opponent', '')} "
                                f"(score {r.get('eval_score', '')})"
-                               + ("" if scratch else f", plus {base['run']} {base['point']}")
+                               + ("" if scratch else f", plus {ref['run']} {ref['point']}")
                                + hours_text(opt, share)))
     by_iteration = {int(r["iteration"]): r for r in rows}
     for path in sorted(glob.glob(opt["measured"])) if "measured" in opt else []:
@@ -211,6 +215,7 @@ COLOURS = {
     "continue": "#2ca02c", "search": "#ff7f0e", "blocks2": "#e377c2",
     "size-blocks1": "#8b0000", "size-blocks2": "#ff69b4",
     "size-long-cycle3": "#1e3a8a", "size-long-blocks2": "#6b8e23",
+    "reuse4": "#008080", "reuse8": "#b8860b",
 }
 SHIP_OFFSET = {"quick-1130": (12, 8), "default-55min": (-12, 10), "default": (-12, 10), "default-1203": (-14, 12), "long-1204": (6, -22)}
 SHIP_TEXT = {"quick-1130": "shipped 11-30\n07:01", "default-55min": "shipped 11-30\n07:48",
